@@ -1,0 +1,1 @@
+print("LocalLM benchmarks: filled by the performance issue")

@@ -1,0 +1,93 @@
+// swift-tools-version: 6.1
+// LocalLM: Apple's FoundationModels API on any machine, over a from-scratch Swift transformer runtime.
+//
+// Layering (lowest first); a target never imports one above it:
+//   LocalLMGGUF → LocalLMKernels → LocalLMTokenizers → LocalLMGrammar → LocalLMRuntime → LocalLM → locallm
+// No unsafeFlags: ISA-specific kernels are switched on by the *user's* build flags
+// (`-Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLOCALLM_NATIVE`), never by this manifest,
+// so the package stays usable as a dependency.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "LocalLM",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LocalLM", targets: ["LocalLM"]),
+        .executable(name: "locallm", targets: ["locallm"]),
+    ],
+    dependencies: [
+        // CLI parsing for `locallm`.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Request tracing in the API layer; quiet by default.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // OpenBLAS's CBLAS interface (Debian: libopenblas-dev), for sgemm in batched prefill.
+        .systemLibrary(
+            name: "COpenBLAS",
+            path: "Sources/COpenBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        // The GGUF reader: mmap, metadata, tensor table. Depends on nothing so every layer can use it.
+        .target(name: "LocalLMGGUF", swiftSettings: swiftSettings),
+        // Quant blocks, dequantization, dot products, matvec/matmul, norms, RoPE, thread pool.
+        // Needs GGUF for the ggml type table and tensor views; OpenBLAS for sgemm.
+        .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "COpenBLAS"], swiftSettings: swiftSettings),
+        // Vocabularies, BPE/SPM tokenizers, streaming detokenizer, Jinja chat templates.
+        // Needs GGUF to read tokenizer.* metadata; nothing numeric.
+        .target(name: "LocalLMTokenizers", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),
+        // JSON Schema / GBNF / regex → grammar → token masks. Needs the vocabulary's token bytes only.
+        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers"], swiftSettings: swiftSettings),
+        // Architectures, KV cache, sampler chain, generation loop: everything that turns ids into logits
+        // and tokens. The grammar plugs into the sampler as a mask step.
+        .target(
+            name: "LocalLMRuntime",
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar"],
+            swiftSettings: swiftSettings
+        ),
+        // The public FoundationModels-compatible API: sessions, tools, @Generable, transcript.
+        .target(
+            name: "LocalLM",
+            dependencies: [
+                "LocalLMRuntime", "LocalLMTokenizers", "LocalLMGrammar",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The command-line tool.
+        .executableTarget(
+            name: "locallm",
+            dependencies: [
+                "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Benchmarks are an executable so that release figures come from one documented command.
+        .executableTarget(
+            name: "LocalLMBenchmarks",
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime"],
+            path: "Benchmarks/LocalLMBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
+        // Test support: a synthetic GGUF writer, model and fixture locators.
+        .target(
+            name: "LocalLMTestSupport",
+            dependencies: ["LocalLMGGUF"],
+            path: "Tests/LocalLMTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "LocalLMGGUFTests", dependencies: ["LocalLMGGUF", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMKernelsTests", dependencies: ["LocalLMKernels", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMTokenizersTests", dependencies: ["LocalLMTokenizers", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMTests", dependencies: ["LocalLM", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+    ]
+)

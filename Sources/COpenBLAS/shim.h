@@ -1,0 +1,3 @@
+// OpenBLAS's CBLAS header. Debian installs it as /usr/include/<triple>/cblas.h (libopenblas-dev),
+// found through pkg-config `openblas`.
+#include <cblas.h>
