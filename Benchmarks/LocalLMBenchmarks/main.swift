@@ -1,24 +1,27 @@
 // LocalLM benchmarks: `swift run -c release LocalLMBenchmarks [suite …]` (release build; see Docs/benchmarking.md).
-// Each suite lives in its own file as `enum XBenchmark: BenchmarkSuite` and is listed once here.
-import Foundation
+// Each suite lives in its own file as a `BenchmarkSuite` value and is listed once in `allSuites`.
 
-protocol BenchmarkSuite {
+struct BenchmarkSuite: Sendable {
     /// The name used on the command line, e.g. `kernels`.
-    static var name: String { get }
+    let name: String
     /// Runs the suite and prints one line per measurement.
-    static func run(arguments: [String]) async throws
+    let run: @Sendable (_ arguments: [String]) async throws -> Void
 }
 
-let suites: [any BenchmarkSuite.Type] = [
-    // Suites register here, one line each.
+let allSuites: [BenchmarkSuite] = [
+    // Suites register here, one line each, e.g. `kernelsBenchmark,`.
 ]
 
-let requested = Array(CommandLine.arguments.dropFirst())
-let selected = requested.isEmpty ? suites : suites.filter { requested.contains($0.name) }
-if selected.isEmpty {
-    print("no benchmark suite matches \(requested); available: \(suites.map(\.name).joined(separator: ", "))")
+func runBenchmarks() async throws {
+    let requested = Array(CommandLine.arguments.dropFirst())
+    let selected = requested.isEmpty ? allSuites : allSuites.filter { requested.contains($0.name) }
+    if selected.isEmpty {
+        print("no benchmark suite matches \(requested); available: \(allSuites.map(\.name).joined(separator: ", "))")
+    }
+    for suite in selected {
+        print("== \(suite.name)")
+        try await suite.run(requested)
+    }
 }
-for suite in selected {
-    print("== \(suite.name)")
-    try await suite.run(arguments: requested)
-}
+
+try await runBenchmarks()
