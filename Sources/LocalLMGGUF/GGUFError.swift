@@ -80,6 +80,9 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
             if version == 1 {
                 return "GGUF version 1 (32-bit counts) is not supported; convert the file to version 3"
             }
+            if version.byteSwapped == 2 || version.byteSwapped == 3 {
+                return "big-endian GGUF (version \(version.byteSwapped)) is not supported; only little-endian files are"
+            }
             return "unsupported GGUF version \(version) (supported: 2 and 3)"
         case .absurdCount(let what, let count, let remaining):
             return "\(what) \(count) cannot fit in the \(remaining) bytes that remain in the file"
