@@ -63,6 +63,7 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
+        if case .io(let what) = kind { return what }  // no byte of the file was read: no offset to give
         var place = "GGUF error at offset 0x\(String(offset, radix: 16)) (\(offset))"
         if let key { place += ", key '\(Self.clipped(key))'" }
         if let tensor { place += ", tensor '\(Self.clipped(tensor))'" }
