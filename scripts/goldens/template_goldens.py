@@ -6,6 +6,9 @@ What it makes (under Tests/Fixtures/templates/):
   contexts.json   the Jinja contexts (conversations) every template is rendered with, as an
                   ordered JSON list of {"name": ..., "context": {...}}
   goldens.json    {"date": ..., "cases": {template_file: {context_name: {"output": text} | {"error": message}}}}
+  snippets.json   small feature templates (loops, macros, filters, tests, methods, slicing, whitespace
+                  control, errors) from scripts/goldens/template_snippets.py, each with its context and
+                  jinja2's {"output"} or {"error"}
 
 How: jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True) with the
 `{% generation %}` extension and loopcontrols, the `tojson` override, `raise_exception` and
@@ -24,6 +27,8 @@ import sys
 from datetime import datetime
 
 import jinja2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -180,6 +185,14 @@ def main():
     with open(os.path.join(OUT, "goldens.json"), "w", encoding="utf-8") as f:
         json.dump({"jinja2": jinja2.__version__, "date": FIXED_NOW.isoformat(), "cases": cases}, f, ensure_ascii=False, indent=1)
         f.write("\n")
+    from template_snippets import SNIPPETS
+    snippets = []
+    for i, (source, context) in enumerate(SNIPPETS):
+        snippets.append({"id": i, "source": source, "context": context, **render(env, source, context)})
+    with open(os.path.join(OUT, "snippets.json"), "w", encoding="utf-8") as f:
+        json.dump(snippets, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print(f"{len(snippets)} snippets, {sum(1 for s in snippets if 'error' in s)} expected errors", file=sys.stderr)
     errors = sum(1 for t in cases.values() for r in t.values() if "error" in r)
     total = sum(len(t) for t in cases.values())
     print(f"{len(names)} templates x {len(contexts)} contexts = {total} cases, {errors} expected errors", file=sys.stderr)
