@@ -6,6 +6,6 @@ struct LocalLMCommand: AsyncParsableCommand {
         commandName: "locallm",
         abstract: "Run local GGUF language models with LocalLM.",
         // One subcommand per file in Commands/; each issue adds its own here.
-        subcommands: []
+        subcommands: [TemplateCommand.self]
     )
 }

@@ -118,6 +118,16 @@ struct JinjaCall {
     let line: Int
 }
 
+extension JinjaValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JinjaValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .none }
+}
+
 extension JinjaValue {
     public init(_ string: String) { self = .string(string) }
 
