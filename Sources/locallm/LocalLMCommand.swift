@@ -10,6 +10,7 @@ struct LocalLMCommand: AsyncParsableCommand {
             InspectCommand.self,
             TokenizeCommand.self,
             DetokenizeCommand.self,
+            TemplateCommand.self,
         ]
     )
 }
