@@ -4,7 +4,24 @@
 
 @inline(__always)
 package func halfToFloat(_ bits: UInt16) -> Float {
-    Float(Float16(bitPattern: bits))
+    #if LOCALLM_NATIVE
+    // With a target CPU (F16C) this is one `vcvtph2ps`.
+    return Float(Float16(bitPattern: bits))
+    #else
+    // Without one, Float16 conversion is a library call; this exact bit construction is branch-light
+    // and inlines (normal, subnormal, inf and NaN all handled).
+    let shiftedExponent: UInt32 = 0x7c00 << 13
+    var o = UInt32(bits & 0x7fff) << 13
+    let exponent = o & shiftedExponent
+    o &+= (127 - 15) << 23
+    if exponent == shiftedExponent {
+        o &+= (128 - 16) << 23
+    } else if exponent == 0 {
+        o &+= 1 << 23
+        o = (Float(bitPattern: o) - Float(bitPattern: 113 << 23)).bitPattern
+    }
+    return Float(bitPattern: o | (UInt32(bits & 0x8000) << 16))
+    #endif
 }
 
 @inline(__always)

@@ -16,6 +16,14 @@ package func clampToInt8(_ v: Float) -> Int8 {
     v.isNaN ? 0 : Int8(Swift.max(-128, Swift.min(127, v)))
 }
 
+/// Round half to even for |v| < 2^22 without a libm call (adding and removing 1.5·2^23 makes the FPU
+/// round in its default mode); NaN maps to 0, and the result is clamped to Int8.
+@inline(__always)
+package func roundEvenToInt8(_ v: Float) -> Int8 {
+    let c = v.isNaN ? 0 : Swift.max(-128, Swift.min(127, v))
+    return Int8(truncatingIfNeeded: Int32((c + 12_582_912) - 12_582_912))
+}
+
 package enum Quantize {
     /// ggml's `nearest_int` (round half to even through the 1.5·2^23 trick), for |v| ≤ 2^22.
     @inline(__always)
@@ -27,7 +35,10 @@ package enum Quantize {
     @inline(__always)
     static func absMax(_ x: UnsafePointer<Float>, _ n: Int) -> Float {
         var amax: Float = 0
-        for j in 0..<n { amax = max(amax, abs(x[j])) }
+        for j in 0..<n {
+            let a = abs(x[j])
+            amax = a > amax ? a : amax
+        }
         return amax
     }
 
@@ -51,7 +62,7 @@ package enum Quantize {
         let id: Float = amax != 0 ? 127 / amax : 0
         y.storeBytes(of: floatToHalf(d), as: UInt16.self)
         for j in 0..<32 {
-            y.storeBytes(of: clampToInt8((x[j] * id).rounded(.toNearestOrEven)), toByteOffset: BlockLayout.q8_0Qs + j, as: Int8.self)
+            y.storeBytes(of: roundEvenToInt8(x[j] * id), toByteOffset: BlockLayout.q8_0Qs + j, as: Int8.self)
         }
     }
 
@@ -79,7 +90,7 @@ package enum Quantize {
         let id: Float = amax != 0 ? 127 / amax : 0
         var sum: Int32 = 0
         for j in 0..<32 {
-            let q = clampToInt8((x[j] * id).rounded(.toNearestOrEven))
+            let q = roundEvenToInt8(x[j] * id)
             sum += Int32(q)
             y.storeBytes(of: q, toByteOffset: BlockLayout.q8_1Qs + j, as: Int8.self)
         }

@@ -102,3 +102,21 @@ struct ElementwiseTests {
         for i in 0..<n { #expect(abs(y[i] - (b[i] + 0.5 * af[i])) < 1e-6) }
     }
 }
+
+struct HalfConversionTests {
+    /// The portable half→float (bit construction) equals Swift's Float16 conversion on all 65536 values.
+    @Test func halfToFloatIsExactForEveryBitPattern() {
+        var mismatches = 0
+        for bits in 0...UInt16.max {
+            let expected = Float(Float16(bitPattern: bits)), got = halfToFloat(bits)
+            if expected.isNaN ? !got.isNaN : expected.bitPattern != got.bitPattern { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test func roundEvenMatchesRoundingRule() {
+        let values: [Float] = [0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 127.4, -127.6, 3.49, -3.51, .nan, 1e9]
+        let expected: [Int8] = [0, 2, 2, 0, -2, 126, 127, -128, 3, -4, 0, 127]
+        #expect(values.map(roundEvenToInt8) == expected)
+    }
+}
