@@ -37,6 +37,12 @@ enum SplitPattern: Sendable {
     case notSentencePunctuation
     /// `[^\n]+|[\n]+`.
     case newlineRuns
+    /// DeepSeek-V3 and relatives:
+    /// `[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+    /// `singleLineBreaks` is Spark 2.5's variant (` ?[\p{P}\p{S}]+|[\r\n]|…`).
+    case deepseekV3(singleLineBreaks: Bool)
+    /// Jais 2: Llama 3's regex with whitespace runs cut into 512, 256, …, 4, then 1–2 code points.
+    case jais2
     /// Chameleon's `<sentinel:[0-9]+>`.
     case chameleonSentinel
     /// Chameleon's `(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z`.
@@ -52,6 +58,8 @@ enum SplitPattern: Sendable {
         var marksJoinLetters = false
         var lineBreaksAfterPunctuation = true
         var contractions = true
+        /// Jais 2: `\s{512}(?!\S)|\s{256}(?!\S)|…|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}` instead of `\s+(?!\S)|\s+`.
+        var whitespaceCascade = false
     }
 }
 
@@ -212,6 +220,10 @@ extension SplitPattern {
             var p = pos
             while p < end && (s.cps[p] == 0x0A) == newline { p += 1 }
             return p - pos
+        case .deepseekV3(let singleLineBreaks):
+            return SplitPattern.matchDeepseekV3(s, pos, end, singleLineBreaks: singleLineBreaks)
+        case .jais2:
+            return SplitPattern.matchJais2(s, pos, end)
         case .chameleonSentinel:
             let prefix: [UInt32] = Array("<sentinel:".unicodeScalars).map(\.value)
             for (k, ch) in prefix.enumerated() where s.c(pos + k, end) != ch { return 0 }
@@ -318,6 +330,12 @@ extension SplitPattern {
             ws += 1
         }
         if lastBreakEnd > 0 { return lastBreakEnd - pos }
+        if family.whitespaceCascade && ws > 0 {
+            // \s{k}(?!\S): k whitespace followed by more whitespace or by the end of the segment.
+            let atEnd = pos + ws == end
+            for k in [512, 256, 128, 64, 32, 16, 8, 4, 2, 1] where ws > k || (ws == k && atEnd) { return k }
+            return 1
+        }
         if ws > 1 && pos + ws < end { return ws - 1 }
         if ws > 0 { return ws }
         return 1
@@ -386,5 +404,62 @@ extension SplitPattern {
         if ws > 1 && pos + ws < end { return ws - 1 }
         if ws > 0 { return ws }
         return 1
+    }
+}
+
+extension SplitPattern {
+    static func matchDeepseekV3(_ s: ScanInput, _ pos: Int, _ end: Int, singleLineBreaks: Bool) -> Int {
+        let c = s.cps[pos]
+        let f = s.f(pos, end)
+        @inline(__always) func asciiLetter(_ p: Int) -> Bool {
+            let t = s.c(p, end)
+            return (t >= 0x41 && t <= 0x5A) || (t >= 0x61 && t <= 0x7A)
+        }
+        // [ASCII punctuation][A-Za-z]+
+        let asciiPunct = (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E)
+        if asciiPunct && asciiLetter(pos + 1) {
+            var p = pos + 1
+            while asciiLetter(p) { p += 1 }
+            return p - pos
+        }
+        // [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+        let word: UnicodeFlags = [.letter, .mark]
+        let prefixOK = !isLineBreak(c) && f.isDisjoint(with: [.letter, .punctuation, .symbol])
+        if prefixOK && !s.f(pos + 1, end).isDisjoint(with: word) {
+            var p = pos + 1
+            while !s.f(p, end).isDisjoint(with: word) { p += 1 }
+            return p - pos
+        }
+        if !f.isDisjoint(with: word) {
+            var p = pos
+            while !s.f(p, end).isDisjoint(with: word) { p += 1 }
+            return p - pos
+        }
+        // ' ?[\p{P}\p{S}]+[\r\n]*'
+        let punct: UnicodeFlags = [.punctuation, .symbol]
+        let space = c == 0x20 && !s.f(pos + 1, end).isDisjoint(with: punct) ? 1 : 0
+        if !s.f(pos + space, end).isDisjoint(with: punct) {
+            var p = pos + space
+            while !s.f(p, end).isDisjoint(with: punct) { p += 1 }
+            if !singleLineBreaks {
+                while isLineBreak(s.c(p, end)) { p += 1 }
+            }
+            return p - pos
+        }
+        if singleLineBreaks && isLineBreak(c) { return 1 }
+        var ws = 0
+        var lastBreakEnd = 0
+        while s.f(pos + ws, end).contains(.whitespace) {
+            if isLineBreak(s.cps[pos + ws]) { lastBreakEnd = pos + ws + 1 }
+            ws += 1
+        }
+        if !singleLineBreaks && lastBreakEnd > 0 { return lastBreakEnd - pos }
+        if ws > 1 && pos + ws < end { return ws - 1 }
+        if ws > 0 { return ws }
+        return 0
+    }
+
+    static func matchJais2(_ s: ScanInput, _ pos: Int, _ end: Int) -> Int {
+        matchWordFamily(s, pos, end, WordFamily(maxDigits: 3, whitespaceCascade: true))
     }
 }
