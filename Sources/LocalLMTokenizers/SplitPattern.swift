@@ -16,7 +16,11 @@ enum SplitPattern: Sendable {
     case wordFamily(WordFamily)
     /// GPT-4o / Llama 4 / Tekken: letter runs split at lower→upper case changes, using llama.cpp's
     /// `((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+` approximation of `\p{Lu}*\p{Ll}+`.
-    case caseSplit(maxDigits: Int, contractions: Bool)
+    case caseSplit(maxDigits: Int, contractions: Bool, lettersAndMarks: Bool = false)
+    /// llama.cpp's custom AFMoE / tiny_aya digit split: each digit run is cut into a leading group of
+    /// `count % 3` digits, then threes; text before a run stays glued to its first group, as there.
+    /// Applied by `PreTokenizer.split` itself (it is not a leftmost-match regex).
+    case digitGroupsFromRight
     /// `\p{N}` (one number code point).
     case number
     /// `\p{N}+`, or `\p{N}{1,k}` when `maxCount` is given.
@@ -156,8 +160,11 @@ extension SplitPattern {
         switch self {
         case .gpt2: return SplitPattern.matchGPT2(s, pos, end)
         case .wordFamily(let family): return SplitPattern.matchWordFamily(s, pos, end, family)
-        case .caseSplit(let maxDigits, let contractions):
-            return SplitPattern.matchCaseSplit(s, pos, end, maxDigits: maxDigits, contractions: contractions)
+        case .caseSplit(let maxDigits, let contractions, let lettersAndMarks):
+            return SplitPattern.matchCaseSplit(s, pos, end, maxDigits: maxDigits, contractions: contractions,
+                                               lettersAndMarks: lettersAndMarks)
+        case .digitGroupsFromRight:
+            return 0
         case .number:
             return s.f(pos, end).contains(.number) ? 1 : 0
         case .numberRun(let maxCount):
@@ -347,13 +354,18 @@ extension SplitPattern {
     /// `[^\r\n\p{L}\p{N}]?U*W+C?|[^\r\n\p{L}\p{N}]?U+W*C?|\p{N}{1,k}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
     /// where U = a letter that is not a-z, W = a letter that is not A-Z (so a non-ASCII letter is both,
     /// as in llama.cpp), C = an optional contraction. Never returns 0.
-    static func matchCaseSplit(_ s: ScanInput, _ pos: Int, _ end: Int, maxDigits: Int, contractions: Bool) -> Int {
+    /// With `lettersAndMarks` (tiny_aya), U and W are both "letter or mark": llama.cpp collapses
+    /// `\p{Lu}`, `\p{Ll}`, … into one letter class.
+    static func matchCaseSplit(_ s: ScanInput, _ pos: Int, _ end: Int, maxDigits: Int, contractions: Bool,
+                               lettersAndMarks: Bool = false) -> Int {
         @inline(__always) func upperish(_ p: Int) -> Bool {
+            if lettersAndMarks { return !s.f(p, end).isDisjoint(with: [.letter, .mark]) }
             guard p < end, s.f(p, end).contains(.letter) else { return false }
             let c = s.cps[p]
             return !(c >= 0x61 && c <= 0x7A)
         }
         @inline(__always) func lowerish(_ p: Int) -> Bool {
+            if lettersAndMarks { return !s.f(p, end).isDisjoint(with: [.letter, .mark]) }
             guard p < end, s.f(p, end).contains(.letter) else { return false }
             let c = s.cps[p]
             return !(c >= 0x41 && c <= 0x5A)
@@ -364,22 +376,24 @@ extension SplitPattern {
         let c = s.cps[pos]
         let f = s.f(pos, end)
         let prefix = !(isLineBreak(c) || f.contains(.letter) || f.contains(.number)) ? 1 : 0
-        let start = pos + prefix
-        var k = 0
-        while upperish(start + k) { k += 1 }
-        // U* W+: U* gives back code points until W+ can start.
-        var j = start + k
-        while j >= start && !lowerish(j) { j -= 1 }
-        if j >= start {
-            var p = j
-            while lowerish(p) { p += 1 }
-            return finish(p)
-        }
-        // U+ W*
-        if k > 0 {
-            var p = start + k
-            while lowerish(p) { p += 1 }
-            return finish(p)
+        // The optional prefix is tried taken first, then (backtracking) not taken.
+        for start in prefix == 1 ? [pos + 1, pos] : [pos] {
+            var k = 0
+            while upperish(start + k) { k += 1 }
+            // U* W+: U* gives back code points until W+ can start.
+            var j = start + k
+            while j >= start && !lowerish(j) { j -= 1 }
+            if j >= start {
+                var p = j
+                while lowerish(p) { p += 1 }
+                return finish(p)
+            }
+            // U+ W*
+            if k > 0 {
+                var p = start + k
+                while lowerish(p) { p += 1 }
+                return finish(p)
+            }
         }
         if f.contains(.number) {
             var p = pos + 1
