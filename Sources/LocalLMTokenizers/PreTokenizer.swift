@@ -11,7 +11,7 @@ struct PreTokenizer: Sendable {
 
     /// Every name llama.cpp maps that this package implements, with its llama.cpp aliases.
     /// Unknown names are an error; so are the few llama.cpp names not implemented here
-    /// (kimi-k2, granite-embed-multi-*, gemma4, sarvam-moe, youtu, whitespace).
+    /// (kimi-k2, granite-embed-multi-311m, gemma4, sarvam-moe, youtu, whitespace).
     init(name: String) throws(VocabularyError) {
         self.name = name
         let wordLlama3 = SplitPattern.wordFamily(.init(maxDigits: 3))
@@ -89,12 +89,13 @@ struct PreTokenizer: Sendable {
         case "jais-2":
             patterns = [.jais2]
         case "tiny_aya", "cohere2moe":
-            patterns = [.digitGroupsFromRight, .caseSplit(maxDigits: 3, contractions: true, lettersAndMarks: true)]
+            patterns = [.digitGroupsFromRight, .caseSplit(maxDigits: 3, contractions: true, marks: true, cased: false)]
         case "afmoe":
             patterns = [.digitGroupsFromRight, .rangesRun(SplitPattern.afmoeScripts, optionalSpace: false),
                         .deepseekV3(singleLineBreaks: false)]
-        case "kimi-k2", "granite-embed-multi-97m",
-             "granite-embed-multi-311m", "gemma4", "sarvam-moe", "youtu", "whitespace":
+        case "granite-embed-multi-97m":
+            patterns = [.caseSplit(maxDigits: 3, contractions: true, marks: true)]; ignoreMerges = true
+        case "kimi-k2", "granite-embed-multi-311m", "gemma4", "sarvam-moe", "youtu", "whitespace":
             throw VocabularyError.unsupportedPreTokenizer(name)
         default:
             throw VocabularyError.unknownPreTokenizer(name)

@@ -16,7 +16,7 @@ enum SplitPattern: Sendable {
     case wordFamily(WordFamily)
     /// GPT-4o / Llama 4 / Tekken: letter runs split at lower→upper case changes, using llama.cpp's
     /// `((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+` approximation of `\p{Lu}*\p{Ll}+`.
-    case caseSplit(maxDigits: Int, contractions: Bool, lettersAndMarks: Bool = false)
+    case caseSplit(maxDigits: Int, contractions: Bool, marks: Bool = false, cased: Bool = true)
     /// llama.cpp's custom AFMoE / tiny_aya digit split: each digit run is cut into a leading group of
     /// `count % 3` digits, then threes; text before a run stays glued to its first group, as there.
     /// Applied by `PreTokenizer.split` itself (it is not a leftmost-match regex).
@@ -160,9 +160,9 @@ extension SplitPattern {
         switch self {
         case .gpt2: return SplitPattern.matchGPT2(s, pos, end)
         case .wordFamily(let family): return SplitPattern.matchWordFamily(s, pos, end, family)
-        case .caseSplit(let maxDigits, let contractions, let lettersAndMarks):
+        case .caseSplit(let maxDigits, let contractions, let marks, let cased):
             return SplitPattern.matchCaseSplit(s, pos, end, maxDigits: maxDigits, contractions: contractions,
-                                               lettersAndMarks: lettersAndMarks)
+                                               marks: marks, cased: cased)
         case .digitGroupsFromRight:
             return 0
         case .number:
@@ -354,19 +354,21 @@ extension SplitPattern {
     /// `[^\r\n\p{L}\p{N}]?U*W+C?|[^\r\n\p{L}\p{N}]?U+W*C?|\p{N}{1,k}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
     /// where U = a letter that is not a-z, W = a letter that is not A-Z (so a non-ASCII letter is both,
     /// as in llama.cpp), C = an optional contraction. Never returns 0.
-    /// With `lettersAndMarks` (tiny_aya), U and W are both "letter or mark": llama.cpp collapses
-    /// `\p{Lu}`, `\p{Ll}`, … into one letter class.
+    /// `marks`: marks count as letters (granite-embed-multi's `(?=[\p{L}\p{M}])`, tiny_aya's classes).
+    /// `cased` false (tiny_aya): U and W are the same class, as llama.cpp collapses `\p{Lu}`, `\p{Ll}`, …
+    /// into one letter class.
     static func matchCaseSplit(_ s: ScanInput, _ pos: Int, _ end: Int, maxDigits: Int, contractions: Bool,
-                               lettersAndMarks: Bool = false) -> Int {
+                               marks: Bool = false, cased: Bool = true) -> Int {
+        let letterClass: UnicodeFlags = marks ? [.letter, .mark] : .letter
         @inline(__always) func upperish(_ p: Int) -> Bool {
-            if lettersAndMarks { return !s.f(p, end).isDisjoint(with: [.letter, .mark]) }
-            guard p < end, s.f(p, end).contains(.letter) else { return false }
+            guard p < end, !s.f(p, end).isDisjoint(with: letterClass) else { return false }
+            if !cased { return true }
             let c = s.cps[p]
             return !(c >= 0x61 && c <= 0x7A)
         }
         @inline(__always) func lowerish(_ p: Int) -> Bool {
-            if lettersAndMarks { return !s.f(p, end).isDisjoint(with: [.letter, .mark]) }
-            guard p < end, s.f(p, end).contains(.letter) else { return false }
+            guard p < end, !s.f(p, end).isDisjoint(with: letterClass) else { return false }
+            if !cased { return true }
             let c = s.cps[p]
             return !(c >= 0x41 && c <= 0x5A)
         }
