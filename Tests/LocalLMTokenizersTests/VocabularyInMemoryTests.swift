@@ -48,6 +48,17 @@ import Testing
         #expect(t.encode("ab", addSpecial: true) == [1, 10])
     }
 
+    /// Generated text continues a prompt, so the streaming detokenizer keeps a first token's space
+    /// unless asked to strip it like `decode`.
+    @Test func streamingKeepsLeadingSpaceByDefault() throws {
+        let t = try Self.sentencePiece()
+        var continuing = StreamingDetokenizer(tokenizer: t)
+        #expect(continuing.append(10) == " ab")
+        var fresh = StreamingDetokenizer(tokenizer: t, stripsLeadingSpace: true)
+        #expect(fresh.append(10) == "ab")
+        #expect(fresh.append(10) == " ab")
+    }
+
     /// llama.cpp takes special tokens longest first over the whole text, so a longer token wins
     /// even when a shorter one starts earlier.
     @Test func specialTokensLongestFirst() throws {
