@@ -268,7 +268,7 @@ extension JinjaInterpreter {
         if n.isEmpty { return start <= h.count ? start : nil }
         var i = max(0, start)
         while i + n.count <= h.count {
-            if h[i] == n[0], Array(h[i..<i + n.count]) == n { return i }
+            if h[i] == n[0], h[i..<i + n.count].elementsEqual(n) { return i }
             i += 1
         }
         return nil

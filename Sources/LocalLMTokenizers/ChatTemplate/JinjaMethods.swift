@@ -174,7 +174,7 @@ enum JinjaMethods {
                 if lo <= hi, t.count <= hi - lo {
                     let positions = Array(lo...(hi - t.count))
                     let order = name.hasPrefix("r") ? positions.reversed() : positions
-                    found = order.first { Array(scalars[$0..<$0 + t.count]) == t }
+                    found = order.first { scalars[$0..<$0 + t.count].elementsEqual(t) }
                 }
                 if let found { return .int(found) }
                 if name.hasSuffix("index") { throw call.error(.type, "substring not found") }

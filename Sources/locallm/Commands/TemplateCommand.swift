@@ -33,9 +33,9 @@ struct TemplateCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let json = try JinjaValue(jsonData: Data(contentsOf: URL(fileURLWithPath: context)))
+            let json = try JinjaValue(jsonData: readFile(context))
             guard case .object(let object) = json else {
-                throw ValidationError("\(context): the context must be a JSON object")
+                throw ContextError(path: context)
             }
             var variables: [String: JinjaValue] = [:]
             for (key, value) in object.pairs { variables[key] = value }
@@ -44,10 +44,10 @@ struct TemplateCommand: ParsableCommand {
                 let modelTemplate = try ModelChatTemplate(gguf: GGUFFile(contentsOf: URL(fileURLWithPath: model)))
                 text = try modelTemplate.render(context: variables)
             } else if let template {
-                let source = try String(contentsOf: URL(fileURLWithPath: template), encoding: .utf8)
+                let source = String(decoding: try readFile(template), as: UTF8.self)
                 text = try ChatTemplate(source: source).render(context: variables)
             } else {
-                throw ValidationError("give exactly one of --model or --template")
+                throw ValidationError("give exactly one of --model or --template")  // unreachable after validate()
             }
             FileHandle.standardOutput.write(Data(text.utf8))
         } catch let error as ValidationError {
@@ -57,4 +57,16 @@ struct TemplateCommand: ParsableCommand {
             throw ExitCode(1)
         }
     }
+}
+
+func readFile(_ path: String) throws -> Data {
+    guard let data = FileManager.default.contents(atPath: path) else { throw ContextError(path: path, problem: "cannot read the file") }
+    return data
+}
+
+/// An input file that cannot be read, or a context that is not a JSON object.
+struct ContextError: Error, CustomStringConvertible {
+    let path: String
+    var problem = "the context must be a JSON object"
+    var description: String { "\(path): \(problem)" }
 }
