@@ -15,7 +15,7 @@ extension GrammarMatcher {
             for t in tokens.endOfGeneration { mask[t >> 6] |= 1 << UInt64(t & 63) }
         }
         if stacks.isEmpty { return }
-        let mark = pool.count
+        let mark = pool.mark
         defer { pool.truncate(to: mark) }
         // Stacks sharing a key share a cache entry; uncertain tokens are checked against them together.
         var keys: [(UInt64, Int32)] = stacks.map { (GrammarTokenIndex.key(of: $0, in: pool), $0) }

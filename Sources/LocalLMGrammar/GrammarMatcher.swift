@@ -61,7 +61,7 @@ public struct GrammarMatcher: Sendable {
     @discardableResult
     public mutating func accept(bytes: some Collection<UInt8>) -> Bool {
         guard !terminated else { return bytes.isEmpty }
-        let mark = pool.count
+        let mark = pool.mark
         guard let (newStacks, newAccepting) = run(from: stacks, bytes) else {
             pool.truncate(to: mark)
             return false

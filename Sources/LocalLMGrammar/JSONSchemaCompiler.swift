@@ -72,7 +72,8 @@ struct JSONSchemaCompiler {
             }
         }
         if let all = schema["allOf"] {
-            guard let list = all.arrayValue, list.count == 1, members.count == 1 else { throw unsupported("allOf (more than one schema)", path + ".allOf") }
+            let validating = members.filter { !Self.annotations.contains($0.0) && !$0.0.hasPrefix("x-") }
+            guard let list = all.arrayValue, list.count == 1, validating.count == 1 else { throw unsupported("allOf (more than one schema)", path + ".allOf") }
             return try visit(list[0], path + ".allOf[0]")
         }
         var types: [String]

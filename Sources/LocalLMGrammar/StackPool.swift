@@ -22,6 +22,16 @@ struct StackPool {
     private var index: [Int64: Int32] = [:]
     private var stamp: [UInt32] = []
     private var round: UInt32 = 0
+    /// Per node: where its successors start in `succ` (-1: not computed yet). A terminal node's
+    /// successors (the closure after its terminal) do not depend on which byte of the terminal's
+    /// set was consumed, so they are computed once per node: advancing is then a list merge.
+    private var succStart: [Int32] = []
+    private var succEnd: [Int32] = []
+    private var succFlags: [UInt8] = []
+    private var succ: [Int32] = []
+    private var memoLog: [Int32] = []
+    private var resultStamp: [UInt32] = []
+    private var resultRound: UInt32 = 0
     private var work: [(Int32, Int32)] = []
     /// Scratch storage for stack sets: callers keep ranges into it, innermost last.
     var sets: [Int32] = []
@@ -36,17 +46,33 @@ struct StackPool {
         if let id = index[k] { return id }
         let id = Int32(pos.count)
         pos.append(p); parent.append(q); stamp.append(0)
+        succStart.append(-1); succEnd.append(-1); succFlags.append(0); resultStamp.append(0)
         index[k] = id
         return id
     }
 
-    /// Forgets nodes made after `count` (scratch work of a mask computation or a failed accept).
-    mutating func truncate(to count: Int) {
+    struct Mark { var nodes: Int; var succ: Int; var memo: Int }
+
+    var mark: Mark { Mark(nodes: pos.count, succ: succ.count, memo: memoLog.count) }
+
+    /// Forgets nodes and successor lists made after `mark` (scratch work of a mask computation
+    /// or a failed accept). Successor lists made before it only name older nodes, so they stay.
+    mutating func truncate(to mark: Mark) {
+        if memoLog.count > mark.memo {
+            for id in memoLog[mark.memo...] where Int(id) < mark.nodes { succStart[Int(id)] = -1 }
+            memoLog.removeSubrange(mark.memo...)
+            succ.removeSubrange(mark.succ...)
+        }
+        let count = mark.nodes
         guard count < pos.count else { return }
         for i in count..<pos.count { index[Self.key(pos[i], parent[i])] = nil }
         pos.removeSubrange(count...)
         parent.removeSubrange(count...)
         stamp.removeSubrange(count...)
+        succStart.removeSubrange(count...)
+        succEnd.removeSubrange(count...)
+        succFlags.removeSubrange(count...)
+        resultStamp.removeSubrange(count...)
     }
 
     /// Starts a new deduplication round (one per consumed byte).
@@ -105,17 +131,44 @@ struct StackPool {
 
     /// Consumes `byte` from every stack in `sets[range]`, appending the surviving stacks to `sets`.
     mutating func advance(_ g: CompiledGrammar, _ range: Range<Int>, _ byte: UInt8) -> (Range<Int>, Flags) {
-        nextRound()
+        resultRound &+= 1
+        if resultRound == 0 {
+            for i in resultStamp.indices { resultStamp[i] = 0 }
+            resultRound = 1
+        }
         var flags = Flags()
         let begin = sets.count
         for i in range {
-            let n = sets[i]
-            let p = pos[Int(n)]
-            if g.terminals[Int(p)].contains(byte) {
-                closure(g, p + 1, parent[Int(n)], &flags)
+            let n = Int(sets[i])
+            if !g.terminals[Int(pos[n])].contains(byte) { continue }
+            if succStart[n] < 0 { memoize(g, n) }
+            let f = succFlags[n]
+            if f & 1 != 0 { flags.accepting = true }
+            if f & 2 != 0 { flags.escaped = true }
+            for k in Int(succStart[n])..<Int(succEnd[n]) {
+                let s = succ[k]
+                if resultStamp[Int(s)] != resultRound {
+                    resultStamp[Int(s)] = resultRound
+                    sets.append(s)
+                }
             }
         }
         return (begin..<sets.count, flags)
+    }
+
+    /// Computes the successors of terminal node `n` (the closure after its terminal).
+    private mutating func memoize(_ g: CompiledGrammar, _ n: Int) {
+        nextRound()
+        var flags = Flags()
+        let mark = sets.count
+        closure(g, pos[n] + 1, parent[n], &flags)
+        let start = Int32(succ.count)
+        succ.append(contentsOf: sets[mark...])
+        sets.removeSubrange(mark...)
+        succStart[n] = start
+        succEnd[n] = Int32(succ.count)
+        succFlags[n] = (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
+        memoLog.append(Int32(n))
     }
 
     /// The union of the next bytes the stacks in `sets[range]` accept.

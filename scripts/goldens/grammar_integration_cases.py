@@ -158,4 +158,5 @@ def main():
             print("divergence:", c["name"], d)
 
 
-main()
+if __name__ == "__main__":
+    main()
