@@ -141,6 +141,27 @@ def conversations():
             ]},
             {"role": "tool", "tool_call_id": "call_9", "name": "search", "content": "No results."},
         ], {"tools": [SEARCH_TOOL]}),
+        ("reasoning", [
+            {"role": "system", "content": "Think step by step."},
+            {"role": "user", "content": "Is 17 prime?"},
+            {"role": "assistant", "content": "Yes, 17 is prime.", "reasoning_content": "17 has no divisors between 2 and 4."},
+            {"role": "user", "content": "And 21?"},
+        ], {"enable_thinking": True}),
+        ("multimodal_parts", [
+            {"role": "user", "content": [
+                {"type": "text", "text": "Describe this picture."},
+                {"type": "image", "image": "file:///tmp/cat.png"},
+                {"type": "text", "text": "Be short."},
+            ]},
+        ], {}),
+        ("tool_string_arguments", [
+            {"role": "user", "content": "Weather in Oslo?"},
+            {"role": "assistant", "content": "Let me check.", "tool_calls": [
+                {"id": "abc123DEF", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}},
+            ]},
+            {"role": "tool", "tool_call_id": "abc123DEF", "content": "-3 °C, snow"},
+            {"role": "assistant", "content": "It is -3 °C and snowing in Oslo."},
+        ], {"tools": [WEATHER_TOOL]}),
         ("user_only_extra", [
             {"role": "user", "content": "Summarise: the quick brown fox jumps over the lazy dog."},
         ], {"enable_thinking": False, "date_string": "07 Mar 2026"}),

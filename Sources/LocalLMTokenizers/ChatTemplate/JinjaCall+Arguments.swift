@@ -22,6 +22,17 @@ extension JinjaCall {
         return slots
     }
 
+    /// Refuses a replace whose result would exceed the output limit.
+    func checkReplaceSize(_ s: String, _ old: String, _ new: String) throws(JinjaError) {
+        let limit = interpreter.options.maxOutputBytes
+        guard new.utf8.count > old.utf8.count else { return }
+        let occurrences = old.isEmpty ? s.unicodeScalars.count + 1 : JinjaStrings.count(s, old)
+        let growth = new.utf8.count - old.utf8.count
+        if occurrences > 0, growth > (limit - min(limit, s.utf8.count)) / occurrences {
+            throw error(.limit, "replace output larger than \(limit) bytes")
+        }
+    }
+
     func string(_ v: JinjaValue?, _ what: String) throws(JinjaError) -> String? {
         guard let v else { return nil }
         if case .none = v { return nil }

@@ -118,7 +118,9 @@ enum JinjaFilters {
     static func replaceFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
         let a = try call.bind("replace", ["old", "new", "count"])
         guard let old = a[0], let new = a[1] else { throw call.error(.type, "replace needs old and new") }
-        return .string(JinjaStrings.replace(v.pythonStr, old.pythonStr, new.pythonStr, count: try call.int(a[2], "count") ?? -1))
+        let (s, o, n) = (v.pythonStr, old.pythonStr, new.pythonStr)
+        try call.checkReplaceSize(s, o, n)
+        return .string(JinjaStrings.replace(s, o, n, count: try call.int(a[2], "count") ?? -1))
     }
 
     static func absFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
@@ -200,12 +202,14 @@ enum JinjaFilters {
         guard let n = try call.int(a[0], "linecount"), n > 0 else { throw call.error(.type, "batch needs a positive size") }
         let items = try call.interpreter.iterate(v)
         var rows: [JinjaValue] = []
+        guard n <= call.interpreter.options.maxSteps else { throw call.error(.limit, "batch size \(n) exceeds the step limit") }
         var i = 0
         while i < items.count {
-            var row = Array(items[i..<min(i + n, items.count)])
+            let end = min(i + n, items.count)
+            var row = Array(items[i..<end])
             if let fill = a[1] { while row.count < n { row.append(fill) } }
             rows.append(.array(row))
-            i += n
+            i = end
         }
         return .generator(rows)
     }
@@ -227,6 +231,8 @@ enum JinjaFilters {
             }
             separators = (i, k)
         }
+        var budget = call.interpreter.options.maxOutputBytes / 3
+        guard v.fitsRepr(&budget) else { throw call.error(.limit, "tojson output too large") }
         do throws(JinjaError) {
             return .string(try v.json(ensureASCII: a[0]?.isTruthy ?? false, indent: indent, separators: separators,
                                       sortKeys: a[3]?.isTruthy ?? false))
@@ -257,7 +263,15 @@ enum JinjaFilters {
         var items = try call.interpreter.iterate(v)
         if let attribute = a[1] { items = try items.map { (x) throws(JinjaError) in try lookup(x, attribute, call) } }
         let sep = a[0]?.pythonStr ?? ""
-        return .string(items.map(\.pythonStr).joined(separator: sep))
+        var parts: [String] = []
+        var size = 0
+        for x in items {
+            let s = try call.interpreter.str(x)
+            size += s.utf8.count + sep.utf8.count
+            if size > call.interpreter.options.maxOutputBytes { throw call.error(.limit, "join output too large") }
+            parts.append(s)
+        }
+        return .string(parts.joined(separator: sep))
     }
 
     /// jinja2's `title` filter: words start after `-`, whitespace, `(`, `{`, `[` or `<`.

@@ -16,10 +16,13 @@ enum JinjaGlobals {
             let stop = bounds.count == 1 ? bounds[0] : bounds[1]
             let step = bounds.count == 3 ? bounds[2] : 1
             guard step != 0 else { throw call.error(.type, "range() arg 3 must not be zero") }
-            let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
-            guard count <= call.interpreter.options.maxSteps else {
-                throw call.error(.limit, "range of \(count) items exceeds the step limit")
+            // Int128 so extreme bounds cannot overflow while counting.
+            let (a, b, s) = (Int128(start), Int128(stop), Int128(step))
+            let wide = s > 0 ? max(0, (b - a + s - 1) / s) : max(0, (a - b - s - 1) / -s)
+            guard wide <= Int128(call.interpreter.options.maxSteps) else {
+                throw call.error(.limit, "range of \(wide) items exceeds the step limit")
             }
+            let count = Int(wide)
             return .array((0..<count).map { .int(start + $0 * step) })
         })
         g["namespace"] = .callable(JinjaCallable(name: "namespace") { call throws(JinjaError) in

@@ -59,7 +59,9 @@ extension JinjaInterpreter {
             let v = try eval(e, frame)
             self.line = line
             switch v {
-            case .int(let i): return .int(0 &- i)
+            case .int(let i):
+                guard i != .min else { throw overflow() }
+                return .int(-i)
             case .bool(let b): return .int(b ? -1 : 0)
             case .double(let d): return .double(-d)
             case .undefined(let why): throw fail(.undefined, why)
@@ -219,11 +221,21 @@ extension JinjaInterpreter {
             if step > 0 {
                 var i = clamp(try bound(a), 0, low: 0, high: n)
                 let end = clamp(try bound(b), n, low: 0, high: n)
-                while i < end { out.append(items[i]); i += step }
+                while i < end {
+                    out.append(items[i])
+                    let (next, o) = i.addingReportingOverflow(step)
+                    if o { break }
+                    i = next
+                }
             } else {
                 var i = clamp(try bound(a), n - 1, low: -1, high: n - 1)
                 let end = clamp(try bound(b), -1, low: -1, high: n - 1)
-                while i > end { out.append(items[i]); i += step }
+                while i > end {
+                    out.append(items[i])
+                    let (next, o) = i.addingReportingOverflow(step)
+                    if o { break }
+                    i = next
+                }
             }
             return out
         }

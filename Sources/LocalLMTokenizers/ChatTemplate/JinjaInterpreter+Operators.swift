@@ -67,8 +67,10 @@ extension JinjaInterpreter {
             try checkSize(s)
             return .string(s)
         case ("+", .array(let x), .array(let y)):
+            try checkCount(x.count, y.count)
             return .array(x + y)
         case ("+", .tuple(let x), .tuple(let y)):
+            try checkCount(x.count, y.count)
             return .tuple(x + y)
         case ("*", _, _):
             if let n = number(b), case .int(let k) = n, a.stringValue != nil || isArray(a) {
@@ -85,6 +87,11 @@ extension JinjaInterpreter {
         throw unsupported(op, a, b)
     }
 
+    /// Lists are capped at `maxSteps` items so doubling a list in a loop cannot exhaust memory.
+    func checkCount(_ a: Int, _ b: Int) throws(JinjaError) {
+        if b > options.maxSteps - min(a, options.maxSteps) { throw fail(.limit, "list longer than \(options.maxSteps) items") }
+    }
+
     func isArray(_ v: JinjaValue) -> Bool {
         return v.sequenceItems != nil
     }
@@ -93,7 +100,7 @@ extension JinjaInterpreter {
         let n = max(0, k)
         switch v {
         case .array(let a), .tuple(let a):
-            guard a.isEmpty || n <= options.maxOutputBytes / a.count else { throw fail(.limit, "list repetition too large") }
+            guard a.isEmpty || n <= options.maxSteps / a.count else { throw fail(.limit, "list longer than \(options.maxSteps) items") }
             let r = Array([[JinjaValue]](repeating: a, count: n).joined())
             if case .tuple = v { return .tuple(r) }
             return .array(r)
@@ -261,7 +268,7 @@ extension JinjaInterpreter {
         if n.isEmpty { return start <= h.count ? start : nil }
         var i = max(0, start)
         while i + n.count <= h.count {
-            if h[i] == n[0], Array(h[i..<i + n.count]) == n { return i }
+            if h[i] == n[0], h[i..<i + n.count].elementsEqual(n) { return i }
             i += 1
         }
         return nil
@@ -304,7 +311,9 @@ extension JinjaInterpreter {
                 guard let n = number(v) else { throw fail(.type, "%d format: a real number is required, not \(v.typeName)") }
                 switch n {
                 case .int(let i): out += String(i)
-                case .double(let d): out += String(Int(d.rounded(.towardZero)))
+                case .double(let d):
+                    guard let i = Int(exactly: d.rounded(.towardZero)) else { throw fail(.type, "cannot convert \(d) to integer") }
+                    out += String(i)
                 }
             case "f", "x":
                 guard let n = number(v) else { throw fail(.type, "format requires a number, not \(v.typeName)") }

@@ -145,6 +145,7 @@ enum JinjaMethods {
                 guard let old = try call.string(a[0], "replace arg 1"), let new = try call.string(a[1], "replace arg 2") else {
                     throw call.error(.type, "replace expected at least 2 arguments")
                 }
+                try call.checkReplaceSize(s, old, new)
                 return .string(JinjaStrings.replace(s, old, new, count: try call.int(a[2], "count") ?? -1))
             }
         case "upper": return make(name) { _ in .string(JinjaStrings.upper(s)) }
@@ -173,7 +174,7 @@ enum JinjaMethods {
                 if lo <= hi, t.count <= hi - lo {
                     let positions = Array(lo...(hi - t.count))
                     let order = name.hasPrefix("r") ? positions.reversed() : positions
-                    found = order.first { Array(scalars[$0..<$0 + t.count]) == t }
+                    found = order.first { scalars[$0..<$0 + t.count].elementsEqual(t) }
                 }
                 if let found { return .int(found) }
                 if name.hasSuffix("index") { throw call.error(.type, "substring not found") }
@@ -190,7 +191,10 @@ enum JinjaMethods {
             return make(name) { call throws(JinjaError) in
                 guard let items = try call.bind(name, ["iterable"])[0] else { throw call.error(.type, "join takes 1 argument") }
                 var parts: [String] = []
+                var size = 0
                 for item in try call.interpreter.iterate(items) {
+                    size += (item.stringValue?.utf8.count ?? 0) + s.utf8.count
+                    if size > call.interpreter.options.maxOutputBytes { throw call.error(.limit, "join output too large") }
                     guard let t = item.stringValue else {
                         throw call.error(.type, "sequence item \(parts.count): expected str instance, \(item.typeName) found")
                     }

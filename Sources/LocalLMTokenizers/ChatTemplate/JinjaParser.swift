@@ -5,7 +5,7 @@ struct JinjaParser {
     var index = 0
     /// Nesting depth, bounded so a hostile template cannot overflow the stack.
     var depth = 0
-    static let maxDepth = 200
+    static let maxDepth = 128
 
     init(tokens: [JinjaToken]) { self.tokens = tokens }
 

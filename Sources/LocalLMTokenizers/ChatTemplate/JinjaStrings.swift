@@ -45,7 +45,7 @@ enum JinjaStrings {
         var start = 0, i = 0
         while i + p.count <= a.count {
             if maxsplit >= 0, parts.count == maxsplit { break }
-            if a[i] == p[0], Array(a[i..<i + p.count]) == p {
+            if a[i] == p[0], a[i..<i + p.count].elementsEqual(p) {
                 parts.append(string(a[start..<i]))
                 i += p.count
                 start = i
@@ -86,7 +86,7 @@ enum JinjaStrings {
         }
         var i = 0
         while i < a.count {
-            if (count < 0 || done < count), i + o.count <= a.count, a[i] == o[0], Array(a[i..<i + o.count]) == o {
+            if (count < 0 || done < count), i + o.count <= a.count, a[i] == o[0], a[i..<i + o.count].elementsEqual(o) {
                 out.append(contentsOf: new.unicodeScalars)
                 i += o.count
                 done += 1
@@ -104,7 +104,7 @@ enum JinjaStrings {
         if o.isEmpty { return a.count + 1 }
         var n = 0, i = 0
         while i + o.count <= a.count {
-            if Array(a[i..<i + o.count]) == o { n += 1; i += o.count } else { i += 1 }
+            if a[i..<i + o.count].elementsEqual(o) { n += 1; i += o.count } else { i += 1 }
         }
         return n
     }

@@ -72,7 +72,7 @@ enum JinjaTests {
         case "divisibleby":
             let n = try integer()
             guard case .int(let d) = try argument(), d != 0 else { throw call.error(.type, "divisibleby needs a non-zero integer") }
-            return n % d == 0
+            return d == -1 || n % d == 0
         case "eq", "equalto", "==": return interp.equal(v, try argument())
         case "ne", "!=": return !interp.equal(v, try argument())
         case "lt", "<", "lessthan": return try interp.compare(v, try argument(), "<") < 0

@@ -77,6 +77,42 @@ extension JinjaValue {
 }
 
 extension JinjaInterpreter {
-    func str(_ v: JinjaValue) throws(JinjaError) -> String { v.pythonStr }
-    func repr(_ v: JinjaValue) throws(JinjaError) -> String { v.pythonRepr }
+    func str(_ v: JinjaValue) throws(JinjaError) -> String {
+        switch v {
+        case .array, .tuple, .object, .namespace: return try repr(v)
+        default: return v.pythonStr
+        }
+    }
+
+    /// `repr`, refusing to build text beyond the output limit (a list can hold the same big
+    /// string many times over without using memory until printed).
+    func repr(_ v: JinjaValue) throws(JinjaError) -> String {
+        var budget = options.maxOutputBytes
+        guard v.fitsRepr(&budget) else { throw fail(.limit, "output larger than \(options.maxOutputBytes) bytes") }
+        return v.pythonRepr
+    }
+}
+
+extension JinjaValue {
+    /// Subtracts an upper bound of the repr's UTF-8 size from `budget`; false once it runs out.
+    func fitsRepr(_ budget: inout Int) -> Bool {
+        switch self {
+        case .string(let s), .markup(let s): budget -= 4 * s.utf8.count + 12
+        case .array(let a), .tuple(let a), .generator(let a):
+            budget -= 2
+            for x in a {
+                budget -= 2
+                if budget < 0 || !x.fitsRepr(&budget) { return false }
+            }
+        case .object(let o):
+            budget -= 2
+            for (k, x) in o.entries {
+                budget -= 4
+                if budget < 0 || !k.fitsRepr(&budget) || !x.fitsRepr(&budget) { return false }
+            }
+        case .namespace(let ns): return JinjaValue.object(ns.attributes).fitsRepr(&budget)
+        default: budget -= 32
+        }
+        return budget >= 0
+    }
 }

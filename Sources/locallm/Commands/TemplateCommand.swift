@@ -32,29 +32,31 @@ struct TemplateCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let json = try JinjaValue(jsonData: Data(contentsOf: URL(fileURLWithPath: context)))
-            guard case .object(let object) = json else {
-                throw ValidationError("\(context): the context must be a JSON object")
+        try CommandFailure.reporting {
+            guard case .object(let object) = try JinjaValue(jsonData: Self.read(context)) else {
+                throw CommandFailure("\(context): the context must be a JSON object")
             }
             var variables: [String: JinjaValue] = [:]
             for (key, value) in object.pairs { variables[key] = value }
             let text: String
             if let model {
-                let modelTemplate = try ModelChatTemplate(gguf: GGUFFile(contentsOf: URL(fileURLWithPath: model)))
-                text = try modelTemplate.render(context: variables)
-            } else if let template {
-                let source = try String(contentsOf: URL(fileURLWithPath: template), encoding: .utf8)
-                text = try ChatTemplate(source: source).render(context: variables)
+                let file: GGUFFile
+                do {
+                    file = try GGUFFile(contentsOf: URL(fileURLWithPath: model))
+                } catch {
+                    throw CommandFailure("\(model): \(error)")
+                }
+                text = try ModelChatTemplate(gguf: file).render(context: variables)
             } else {
-                throw ValidationError("give exactly one of --model or --template")
+                let path = template ?? ""
+                text = try ChatTemplate(source: String(decoding: Self.read(path), as: UTF8.self)).render(context: variables)
             }
             FileHandle.standardOutput.write(Data(text.utf8))
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(1)
         }
+    }
+
+    static func read(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("\(path): cannot read the file") }
+        return data
     }
 }
