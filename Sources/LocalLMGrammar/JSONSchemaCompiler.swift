@@ -33,7 +33,7 @@ struct JSONSchemaCompiler {
         let r = c.b.newRule("root")
         let body = try c.visit(schema, "$")
         c.b.setAlternatives(r, [body])
-        return c.b.build(root: r)
+        return try c.b.checkedBuild(root: r)
     }
 
     private func unsupported(_ feature: String, _ path: String) -> GrammarError {

@@ -66,3 +66,26 @@ import Testing
         #expect(!matches(g, "{\"a\":[1,2]}\n"))
     }
 }
+
+@Suite struct HostileInputTests {
+    @Test func deepNestingIsAnError() {
+        let deep = String(repeating: "(", count: 5000) + "a" + String(repeating: ")", count: 5000)
+        #expect(throws: GrammarError.self) { try CompiledGrammar(regex: deep) }
+        #expect(throws: GrammarError.self) { try CompiledGrammar(gbnf: "root ::= " + deep.replacingOccurrences(of: "a", with: "\"a\"")) }
+    }
+
+    @Test func hugeGrammarsAreAnError() throws {
+        // Nested repetitions share their item rule, so they stay linear...
+        _ = try CompiledGrammar(regex: "((a{0,4000}){0,4000}){0,4000}")
+        // ...but the rule budget still caps what a pattern can ask for.
+        #expect(throws: GrammarError.tooLarge(message: "more than 400000 rules")) {
+            try CompiledGrammar(regex: String(repeating: "a{0,4000}", count: 101))
+        }
+    }
+
+    @Test func malformedSchemasAreErrors() {
+        for bad in [#"{"type":"object","properties":[]}"#, #"{"enum":[]}"#, #"{"minLength":-1}"#, #"{"type":7}"#, #"{"anyOf":{}}"#, "[1,", #"{"pattern":"(("}"#] {
+            #expect(throws: GrammarError.self, "\(bad)") { try CompiledGrammar(jsonSchema: bad) }
+        }
+    }
+}
