@@ -10,6 +10,9 @@ struct BenchmarkSuite: Sendable {
 
 let allSuites: [BenchmarkSuite] = [
     // Suites register here, one line each, e.g. `kernelsBenchmark,`.
+    tokenizerBenchmark,
+    grammarBenchmark,
+    kernelsBenchmark,
 ]
 
 func runBenchmarks() async throws {
