@@ -126,4 +126,21 @@ import Testing
         let bad = try Self.run(["inspect", url.path, "--json"])
         #expect(bad.stderr.contains("offset 0x10 (16)") && bad.stderr.contains("metadata key/value count"), "\(bad.stderr)")
     }
+
+    /// Every malformed-file case: status 1 from a normal exit (no signal), one line on stderr naming the
+    /// offset, nothing on stdout.
+    @Test func inspectCommandGivesStatusOneForEveryMalformedCase() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("malformed-\(UUID())", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (index, c) in GGUFMalformedTests.cases.enumerated() {
+            let url = folder.appendingPathComponent("case\(index).gguf")
+            try Data(c.bytes).write(to: url)
+            let run = try Self.run(["inspect", url.path, "--json"])
+            #expect(run.exited && run.status == 1, "\(c.name): status \(run.status)")
+            #expect(run.stdout.isEmpty, "\(c.name)")
+            #expect(run.stderr.hasSuffix("\n") && !run.stderr.dropLast().contains("\n"), "\(c.name): \(run.stderr)")
+            #expect(run.stderr.contains("offset 0x\(String(c.offset, radix: 16)) (\(c.offset))"), "\(c.name): \(run.stderr)")
+        }
+    }
 }
