@@ -39,8 +39,8 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
         case partialBlock(elements: Int, type: GGMLType)
         /// A tensor's data offset is not a multiple of the alignment.
         case tensorMisaligned(offset: UInt64, alignment: Int)
-        /// A tensor's data runs past the end of the file.
-        case tensorOutOfBounds(start: Int, end: Int, dataSize: Int)
+        /// A tensor's data (`byteCount` bytes at `offset` into the data section) runs past its end.
+        case tensorOutOfBounds(offset: UInt64, byteCount: Int, dataSize: Int)
         /// Two tensors' data ranges overlap.
         case tensorsOverlap(with: String)
         /// A metadata accessor found a value of another type than it asked for.
@@ -121,8 +121,8 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
             return "innermost dimension \(elements) is not a multiple of \(type)'s block size \(type.blockSize)"
         case .tensorMisaligned(let offset, let alignment):
             return "tensor data offset \(offset) is not a multiple of the alignment \(alignment)"
-        case .tensorOutOfBounds(let start, let end, let dataSize):
-            return "tensor data \(start)..<\(end) lies outside the \(dataSize)-byte data section"
+        case .tensorOutOfBounds(let offset, let byteCount, let dataSize):
+            return "tensor data (\(byteCount) bytes at data offset \(offset)) runs past the end of the \(dataSize)-byte data section"
         case .tensorsOverlap(let other):
             return "tensor data overlaps that of tensor '\(other)'"
         case .typeMismatch(let expected, let actual):

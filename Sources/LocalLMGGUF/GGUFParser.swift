@@ -138,7 +138,7 @@ enum GGUFParser {
             throw GGUFError(.tensorMisaligned(offset: dataOffset, alignment: alignment), at: offsetField, tensor: name)
         }
         guard let offset = Int(exactly: dataOffset) else {
-            throw GGUFError(.tensorOutOfBounds(start: Int.max, end: Int.max, dataSize: 0), at: offsetField, tensor: name)
+            throw GGUFError(.tensorOutOfBounds(offset: dataOffset, byteCount: byteCount, dataSize: 0), at: offsetField, tensor: name)
         }
         let info = GGUFTensorInfo(name: name, dimensions: dimensions, type: type, offset: offset, byteCount: byteCount)
         return (info, offsetField)
@@ -152,7 +152,7 @@ enum GGUFParser {
             let (end, overflow) = tensor.offset.addingReportingOverflow(tensor.byteCount)
             guard !overflow, end <= dataSize else {
                 throw GGUFError(
-                    .tensorOutOfBounds(start: tensor.offset, end: overflow ? Int.max : end, dataSize: max(dataSize, 0)),
+                    .tensorOutOfBounds(offset: UInt64(tensor.offset), byteCount: tensor.byteCount, dataSize: max(dataSize, 0)),
                     at: field, tensor: tensor.name
                 )
             }

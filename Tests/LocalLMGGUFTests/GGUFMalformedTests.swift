@@ -175,14 +175,18 @@ struct MalformedCase: Sendable, CustomTestStringConvertible {
         add(.init("misaligned offset", patched { b, m in b.patch(UInt64(16), at: m["tensor_offset:a"]!) }, at: m["tensor_offset:a"]!) {
             $0 == .tensorMisaligned(offset: 16, alignment: 32)
         })
+        let dataSize = good.bytes.count - m["data"]!
         add(.init("data truncated by one byte", Array(good.bytes.dropLast()), at: m["tensor_offset:b"]!) {
-            if case .tensorOutOfBounds = $0 { true } else { false }
+            $0 == .tensorOutOfBounds(offset: UInt64(dataSize - 32), byteCount: 32, dataSize: dataSize - 1)
         })
         add(.init("offset far past the end", patched { b, m in b.patch(UInt64(1) << 40, at: m["tensor_offset:b"]!) }, at: m["tensor_offset:b"]!) {
-            if case .tensorOutOfBounds = $0 { true } else { false }
+            $0 == .tensorOutOfBounds(offset: 1 << 40, byteCount: 32, dataSize: dataSize)
         })
         add(.init("offset near UInt64.max", patched { b, m in b.patch(UInt64.max - 31, at: m["tensor_offset:b"]!) }, at: m["tensor_offset:b"]!) {
-            if case .tensorOutOfBounds = $0 { true } else { false }
+            if case .tensorOutOfBounds(UInt64.max - 31, 32, _) = $0 { true } else { false }
+        })
+        add(.init("offset + size overflows Int", patched { b, m in b.patch(UInt64(Int.max) - 31, at: m["tensor_offset:b"]!) }, at: m["tensor_offset:b"]!) {
+            $0 == .tensorOutOfBounds(offset: UInt64(Int.max) - 31, byteCount: 32, dataSize: dataSize)
         })
         add(.init("overlapping tensors", patched { b, m in b.patch(UInt64(0), at: m["tensor_offset:b"]!) }, at: m["tensor_offset:b"]!) {
             $0 == .tensorsOverlap(with: "a")
