@@ -10,6 +10,10 @@ struct ByteStringTable: Sendable {
     private let values: [Int32]
     /// No key is longer: longer lookups fail without hashing.
     private let maxKeyLength: Int
+    /// One bit per hash value (bits 40…63 of the hash, ≥ 8 bits per key): most absent keys are
+    /// rejected here, in a bit array small enough to stay in cache, without touching the slots.
+    private let filter: [UInt64]
+    private let filterShift: UInt64
     /// Open addressing, power-of-two size, load ≤ 0.5: each slot is `hash high 32 bits << 32 | key index + 1`,
     /// or 0 when empty; comparing the stored hash first skips the key bytes of almost every mismatch.
     private let slots: [UInt64]
@@ -54,6 +58,16 @@ struct ByteStringTable: Sendable {
         self.values = storedValues
         self.slots = slots
         self.maxKeyLength = keys.map(\.count).max() ?? 0
+        var filterBits = 64
+        var shift: UInt64 = 58
+        while filterBits < keys.count * 8 && shift > 40 { filterBits <<= 1; shift -= 1 }
+        var filter = [UInt64](repeating: 0, count: filterBits / 64)
+        for key in keys {
+            let bit = Int(key.withUnsafeBufferPointer { ByteStringTable.hash($0) } >> shift)
+            filter[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+        self.filter = filter
+        self.filterShift = shift
     }
 
     /// Eight bytes at a time (unaligned loads), then a final mix so every bit depends on every byte.
@@ -99,6 +113,8 @@ struct ByteStringTable: Sendable {
         guard key.count <= maxKeyLength else { return nil }
         let mask = slots.count - 1
         let h = ByteStringTable.hash(key)
+        let bit = Int(h >> filterShift)
+        guard filter[bit >> 6] & (1 << UInt64(bit & 63)) != 0 else { return nil }
         let tag = h >> 32
         var slot = Int(truncatingIfNeeded: h) & mask
         return bytes.withUnsafeBufferPointer { all in

@@ -4,8 +4,8 @@
 /// user-defined tokens always.
 ///
 /// Instead of one substring search per special token (Gemma has thousands), one pass over the text
-/// with a byte trie finds every occurrence of every special token; they are then accepted in
-/// llama.cpp's order (token rank, then position) when they do not overlap text already taken.
+/// with a byte trie finds which special tokens occur at all; only those are then searched, in
+/// llama.cpp's order, each taking its leftmost occurrences that do not overlap text already taken.
 struct SpecialTokenSplitter: Sendable {
     /// Trie node i's children are `edges[firstEdge[i] ..< firstEdge[i + 1]]`, sorted by byte.
     private let firstEdge: [Int32]
@@ -15,10 +15,13 @@ struct SpecialTokenSplitter: Sendable {
     private let nodeRank: [Int32]
     /// Rank → token id.
     private let rankedTokens: [Int32]
-    private let tokenLength: [Int32]
     private let parseSpecialOnly: [Bool]
     private let leftStrip: [Bool]
     private let rightStrip: [Bool]
+    /// Token id → text, for the ids in `rankedTokens`.
+    private let texts: [Int32: [UInt8]]
+
+    private func tokenBytes(_ id: Int32) -> [UInt8] { texts[id] ?? [] }
 
     init(vocabulary: Vocabulary) {
         rankedTokens = vocabulary.specialTokens
@@ -54,7 +57,7 @@ struct SpecialTokenSplitter: Sendable {
         self.edgeByte = edgeByte
         self.edgeTarget = edgeTarget
         self.nodeRank = rankOf
-        tokenLength = rankedTokens.map { Int32(vocabulary.tokenText($0).count) }
+        texts = Dictionary(uniqueKeysWithValues: rankedTokens.map { ($0, vocabulary.tokenText($0)) })
         parseSpecialOnly = rankedTokens.map { !vocabulary.attributes(of: $0).isDisjoint(with: [.control, .unknown]) }
         leftStrip = rankedTokens.map { vocabulary.attributes(of: $0).contains(.leftStrip) }
         rightStrip = rankedTokens.map { vocabulary.attributes(of: $0).contains(.rightStrip) }
@@ -69,8 +72,9 @@ struct SpecialTokenSplitter: Sendable {
     func split(_ text: UnsafeBufferPointer<UInt8>, parseSpecial: Bool) -> [Fragment] {
         guard !text.isEmpty else { return [] }
         guard !rankedTokens.isEmpty else { return [.text(0..<text.count)] }
-        // Every occurrence, packed as rank << 32 | position so that sorting gives llama.cpp's order.
-        var occurrences: [UInt64] = []
+        // Which special tokens occur anywhere (a text of n bytes holds few distinct ones).
+        var present = [Bool](repeating: false, count: rankedTokens.count)
+        var presentRanks: [Int] = []
         let root = Int(firstEdge[0])..<Int(firstEdge[1])
         for start in 0..<text.count {
             var lo = root.lowerBound
@@ -78,7 +82,6 @@ struct SpecialTokenSplitter: Sendable {
             var p = start
             while p < text.count, lo < hi {
                 let b = text[p]
-                var found = -1
                 // Nodes have few children except the root; binary search keeps the root cheap.
                 var a = lo
                 var z = hi
@@ -86,38 +89,45 @@ struct SpecialTokenSplitter: Sendable {
                     let m = (a + z) >> 1
                     if edgeByte[m] < b { a = m + 1 } else { z = m }
                 }
-                if a < hi && edgeByte[a] == b { found = Int(edgeTarget[a]) }
-                if found < 0 { break }
-                let rank = nodeRank[found]
-                if rank >= 0 && (parseSpecial || !parseSpecialOnly[Int(rank)]) {
-                    occurrences.append(UInt64(rank) << 32 | UInt64(start))
+                guard a < hi && edgeByte[a] == b else { break }
+                let node = Int(edgeTarget[a])
+                let rank = Int(nodeRank[node])
+                if rank >= 0 && !present[rank] && (parseSpecial || !parseSpecialOnly[rank]) {
+                    present[rank] = true
+                    presentRanks.append(rank)
                 }
-                lo = Int(firstEdge[found])
-                hi = Int(firstEdge[found + 1])
+                lo = Int(firstEdge[node])
+                hi = Int(firstEdge[node + 1])
                 p += 1
             }
         }
-        guard !occurrences.isEmpty else { return [.text(0..<text.count)] }
-        occurrences.sort()
+        guard !presentRanks.isEmpty else { return [.text(0..<text.count)] }
+        presentRanks.sort()
         // 0 = raw text, 1 = stripped whitespace, 2 = inside an accepted token.
         var taken = [UInt8](repeating: 0, count: text.count)
         var accepted: [(position: Int, rank: Int)] = []
-        for occurrence in occurrences {
-            let rank = Int(occurrence >> 32)
-            let start = Int(occurrence & 0xFFFF_FFFF)
-            let end = start + Int(tokenLength[rank])
-            var free = true
-            for i in start..<end where taken[i] != 0 { free = false; break }
-            guard free else { continue }
-            for i in start..<end { taken[i] = 2 }
-            accepted.append((start, rank))
-            if leftStrip[rank] {
-                var i = start - 1
-                while i >= 0 && taken[i] == 0 && isCSpace(text[i]) { taken[i] = 1; i -= 1 }
-            }
-            if rightStrip[rank] {
-                var i = end
-                while i < text.count && taken[i] == 0 && isCSpace(text[i]) { taken[i] = 1; i += 1 }
+        for rank in presentRanks {
+            let token = tokenBytes(rankedTokens[rank])
+            let length = token.count
+            guard let first = token.first else { continue }
+            var start = 0
+            while start + length <= text.count {
+                guard text[start] == first, taken[start] == 0 else { start += 1; continue }
+                var k = 1
+                while k < length && text[start + k] == token[k] && taken[start + k] == 0 { k += 1 }
+                guard k == length else { start += 1; continue }
+                let end = start + length
+                for i in start..<end { taken[i] = 2 }
+                accepted.append((start, rank))
+                if leftStrip[rank] {
+                    var i = start - 1
+                    while i >= 0 && taken[i] == 0 && isCSpace(text[i]) { taken[i] = 1; i -= 1 }
+                }
+                if rightStrip[rank] {
+                    var i = end
+                    while i < text.count && taken[i] == 0 && isCSpace(text[i]) { taken[i] = 1; i += 1 }
+                }
+                start = end
             }
         }
         accepted.sort { $0.position < $1.position }
