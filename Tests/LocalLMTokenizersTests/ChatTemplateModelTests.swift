@@ -63,4 +63,15 @@ struct JinjaValueAPITests {
         #expect(try value.jsonString(indent: 2).hasPrefix("{\n  \"role\": \"assistant\",\n"))
         #expect(JinjaValue.int(1) != JinjaValue.double(1))
     }
+
+    @Test func docsExampleRenders() throws {
+        // The first example of Docs/chat-templates.md.
+        let template = try ChatTemplate(source: ChatTemplate.defaultSource)
+        let prompt = try template.render(context: [
+            "messages": [["role": "user", "content": "Hello!"]],
+            "add_generation_prompt": true,
+            "bos_token": "<s>", "eos_token": "</s>",
+        ])
+        #expect(prompt == "<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n")
+    }
 }
