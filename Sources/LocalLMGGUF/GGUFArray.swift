@@ -41,7 +41,7 @@ public struct GGUFArray: Sendable, Equatable {
         var cursor = GGUFCursor(storage, at: offset)
         var result: [String] = []
         result.reserveCapacity(count)
-        for _ in 0..<count { result.append(try cursor.readString()) }
+        for _ in 0..<count { result.append(try cursor.readRepairedString()) }
         return result
     }
 
@@ -73,12 +73,18 @@ public struct GGUFArray: Sendable, Equatable {
         return result
     }
 
-    /// Every element as a ``GGUFValue``; nested arrays stay lazy.
+    /// Every element as a ``GGUFValue`` (strings repaired as in ``strings()``); nested arrays stay lazy.
     public func values() throws(GGUFError) -> [GGUFValue] {
         var cursor = GGUFCursor(storage, at: offset)
         var result: [GGUFValue] = []
         result.reserveCapacity(count)
-        for _ in 0..<count { result.append(try cursor.readValue(elementType, depth: 1)) }
+        for _ in 0..<count {
+            if elementType == .string {
+                result.append(.string(try cursor.readRepairedString()))
+            } else {
+                result.append(try cursor.readValue(elementType, depth: 1))
+            }
+        }
         return result
     }
 

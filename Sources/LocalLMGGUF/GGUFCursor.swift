@@ -54,9 +54,19 @@ struct GGUFCursor {
         return bytes
     }
 
-    /// A GGUF string decoded as UTF-8; ill-formed sequences become U+FFFD (gguf-py would refuse them,
-    /// but a name with one bad byte is still worth showing).
+    /// A GGUF string that must be valid UTF-8 (keys, names, scalar values), as gguf-py requires.
     mutating func readString() throws(GGUFError) -> String {
+        let start = position
+        let bytes = try readStringBytes()
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw GGUFError(.invalidUTF8, at: start)
+        }
+        return string
+    }
+
+    /// A GGUF string with ill-formed UTF-8 replaced by U+FFFD: for array elements such as token
+    /// texts, which need not be valid UTF-8 (their raw bytes are in ``GGUFArray/stringBytes()``).
+    mutating func readRepairedString() throws(GGUFError) -> String {
         String(decoding: try readStringBytes(), as: UTF8.self)
     }
 

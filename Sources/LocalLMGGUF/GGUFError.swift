@@ -17,6 +17,8 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
         case absurdCount(what: String, count: UInt64, remainingBytes: Int)
         /// A key or tensor name longer than the reader accepts (see ``GGUFFile``'s limits).
         case nameTooLong(what: String, length: UInt64, limit: Int)
+        /// A key, tensor name or string value that is not valid UTF-8.
+        case invalidUTF8
         /// A metadata value type id outside 0...12.
         case unknownValueType(UInt32)
         /// A tensor type id that ggml does not define.
@@ -97,6 +99,8 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(what) \(count) cannot fit in the \(remaining) bytes that remain in the file"
         case .nameTooLong(let what, let length, let limit):
             return "\(what) of \(length) bytes is longer than the \(limit) allowed"
+        case .invalidUTF8:
+            return "string is not valid UTF-8"
         case .unknownValueType(let id):
             return "unknown metadata value type id \(id)"
         case .unknownTensorType(let id):

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Supports GGUF versions 2 and 3, little-endian. The file is untrusted: every count, length, type id,
 /// dimension and offset is checked against the file before use, and a bad file gives a ``GGUFError``
-/// naming the problem and its file offset.
+/// naming the problem and its file offset. As with any memory map, the file must not be truncated
+/// by another process while it is open.
 public final class GGUFFile: Sendable {
     public let version: UInt32
     /// Size of the whole file in bytes.

@@ -11,6 +11,9 @@ struct GBNFParser {
     private var defined: Set<String> = []
     /// First reference of each name, to report undefined rules where they are used.
     private var firstUse: [String: Int] = [:]
+    private var depth = 0
+    /// Parentheses nested deeper than this are refused (the parser recurses on them).
+    static let maxNesting = 256
 
     init(_ source: String) { src = Array(source.utf8) }
 
@@ -82,7 +85,7 @@ struct GBNFParser {
             throw error("undefined rule '\(name)'", at: offset)
         }
         guard let rootID = ruleIDs[root], defined.contains(root) else { throw GrammarError.missingRoot(name: root) }
-        return builder.build(root: rootID)
+        return try builder.checkedBuild(root: rootID)
     }
 
     private mutating func parseAlternatives(nested: Bool) throws(GrammarError) -> [[Symbol]] {
@@ -135,6 +138,9 @@ struct GBNFParser {
                 // A name followed by ::= starts the next rule: this sequence ended at a newline we allowed.
                 element = [.rule(ruleID(name, usedAt: elementStart))]
             } else if c == UInt8(ascii: "(") {
+                guard depth < Self.maxNesting else { throw error("groups nested deeper than \(Self.maxNesting)") }
+                depth += 1
+                defer { depth -= 1 }
                 i += 1
                 skipSpace(newlines: true)
                 let alts = try parseAlternatives(nested: true)
@@ -175,7 +181,7 @@ struct GBNFParser {
         case UInt8(ascii: "?"): return (0, 1)
         default: break
         }
-        skipSpace(newlines: nested(false))
+        skipSpace(newlines: false)
         let lo = try parseInt()
         skipSpace(newlines: false)
         var hi: Int? = lo
@@ -193,8 +199,6 @@ struct GBNFParser {
         }
         return (lo, hi)
     }
-
-    private func nested(_ v: Bool) -> Bool { v }
 
     private mutating func parseInt() throws(GrammarError) -> Int {
         let start = i

@@ -27,14 +27,26 @@ struct GrammarBuilder {
     typealias Symbol = Grammar.Symbol
     private(set) var rules: [Grammar.Rule] = []
     private var classRules: [[ClosedRange<UInt32>]: Int] = [:]
-    private var literalRules: [[Symbol]: Int] = [:]
 
     /// Repetition counts above this are refused: `x{0,100000}` would make 100000 rules.
     static let maxRepetition = 4096
+    /// Nested repetitions multiply; past this many rules the build stops and reports `tooLarge`.
+    static let maxRules = 400_000
+    private(set) var overflowed = false
 
     mutating func newRule(_ name: String) -> Int {
+        if rules.count >= Self.maxRules {
+            overflowed = true
+            return rules.count - 1  // keeps indices valid; the result is discarded by `checkedBuild`
+        }
         rules.append(Grammar.Rule(name: name, alternatives: []))
         return rules.count - 1
+    }
+
+    /// `build`, or `tooLarge` if the rule budget ran out.
+    func checkedBuild(root: Int) throws(GrammarError) -> Grammar {
+        if overflowed { throw .tooLarge(message: "more than \(Self.maxRules) rules") }
+        return build(root: root)
     }
 
     mutating func setAlternatives(_ rule: Int, _ alternatives: [[Symbol]]) {

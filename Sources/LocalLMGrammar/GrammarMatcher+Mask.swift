@@ -18,7 +18,7 @@ extension GrammarMatcher {
         let mark = pool.mark
         defer { pool.truncate(to: mark) }
         // Stacks sharing a key share a cache entry; uncertain tokens are checked against them together.
-        var keys: [(UInt64, Int32)] = stacks.map { (GrammarTokenIndex.key(of: $0, in: pool), $0) }
+        var keys: [(MaskKey, Int32)] = stacks.map { (GrammarTokenIndex.key(of: $0, in: pool), $0) }
         keys.sort { $0.0 < $1.0 }
         var i = 0
         while i < keys.count {

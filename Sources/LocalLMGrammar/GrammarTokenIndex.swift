@@ -12,14 +12,13 @@ import Synchronization
 public final class GrammarTokenIndex: Sendable {
     public let grammar: CompiledGrammar
     public let tokens: TokenTable
-    private let cache = Mutex<[UInt64: MaskEntry]>([:])
+    private let cache = Mutex<[MaskKey: MaskEntry]>([:])
 
-    /// Frames of the stack a cache key covers; two covers a terminal inside a small rule
-    /// (a character class) plus the repetition that calls it.
-    static let keyDepth = 2
-    static let slotBits: UInt64 = 21
-    static let slotMask: UInt64 = (1 << 21) - 1
-    static let rootMark: UInt64 = (1 << 21) - 1
+    /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
+    /// character), the repetition that calls it (which may count, as in `maxLength`), and what
+    /// follows the repetition (the closing quote), so few tokens stay uncertain.
+    static let keyDepth = 3
+    static let rootMark: UInt32 = .max
 
     public init(grammar: CompiledGrammar, tokens: TokenTable) {
         self.grammar = grammar
@@ -29,41 +28,70 @@ public final class GrammarTokenIndex: Sendable {
     /// Cached entries so far (for benchmarks and tests).
     public var cachedStateCount: Int { cache.withLock { $0.count } }
 
-    func entry(for key: UInt64) -> MaskEntry {
+    func entry(for key: MaskKey) -> MaskEntry {
         if let e = cache.withLock({ $0[key] }) { return e }
         let e = computeEntry(key)
         cache.withLock { $0[key] = e }
         return e
     }
 
-    /// The key of a stack whose top node is `n` in `pool`.
-    static func key(of n: Int32, in pool: StackPool) -> UInt64 {
-        var key = UInt64(pool.pos[Int(n)] + 1)
-        var q = pool.parent[Int(n)]
-        var slot: UInt64 = 1
-        while slot <= UInt64(keyDepth) {
-            if q == StackPool.root {
-                key |= rootMark << (slotBits * slot)
-                break
+    /// Fills the cache for every state reachable from the start, so no mask pays for a cold entry.
+    /// Explores single stacks (at most `maxStacks`; recursive grammars have unboundedly many, but
+    /// their keys repeat). Returns the number of cached states. Safe to call while matchers run.
+    @discardableResult
+    public func precompute(maxStacks: Int = 200_000) -> Int {
+        let g = grammar
+        var pool = StackPool()
+        let (start, _) = pool.start(g)
+        var frontier = Array(pool.sets[start])
+        pool.sets.removeAll()
+        var seen = Set(frontier)
+        var keys = Set<MaskKey>()
+        var head = 0  // breadth first: shallow states before deep recursion
+        while head < frontier.count {
+            let n = frontier[head]
+            head += 1
+            keys.insert(Self.key(of: n, in: pool))
+            guard seen.count < maxStacks, let byte = g.terminals[Int(pool.pos[Int(n)])].bytes.first else { continue }
+            // Successors do not depend on which byte of the terminal was taken.
+            pool.sets = [n]
+            let (next, _) = pool.advance(g, 0..<1, byte)
+            for s in pool.sets[next] where !seen.contains(s) {
+                seen.insert(s)
+                frontier.append(s)
             }
-            if slot == UInt64(keyDepth) { break }
-            guard q >= 0 else { break }
-            key |= UInt64(pool.pos[Int(q)] + 1) << (slotBits * slot)
-            q = pool.parent[Int(q)]
-            slot += 1
         }
-        return key
+        for k in keys { _ = entry(for: k) }
+        return cachedStateCount
     }
 
-    private func computeEntry(_ key: UInt64) -> MaskEntry {
+    /// The key of a stack whose top node is `n` in `pool`: its top `keyDepth` positions (+1; 0 =
+    /// no frame), and `rootMark` where the stack ends (then the key knows the whole stack).
+    static func key(of n: Int32, in pool: StackPool) -> MaskKey {
+        var slots: (UInt32, UInt32, UInt32, UInt32) = (UInt32(pool.pos[Int(n)] + 1), 0, 0, 0)
+        var q = pool.parent[Int(n)]
+        for slot in 1...keyDepth {
+            let v: UInt32
+            if q == StackPool.root { v = rootMark } else if slot == keyDepth || q < 0 { break } else { v = UInt32(pool.pos[Int(q)] + 1) }
+            switch slot {
+            case 1: slots.1 = v
+            case 2: slots.2 = v
+            default: slots.3 = v
+            }
+            if v == rootMark { break }
+            q = pool.parent[Int(q)]
+        }
+        return MaskKey(lo: UInt64(slots.0) | UInt64(slots.1) << 32, hi: UInt64(slots.2) | UInt64(slots.3) << 32)
+    }
+
+    private func computeEntry(_ key: MaskKey) -> MaskEntry {
         let g = grammar
         let trie = tokens.trie
         var pool = StackPool()
         // Rebuild the known frames; below them is either the real root or the unknown.
         var frames: [Int32] = []
         var bottomParent = StackPool.bottom
-        for slot in 0...UInt64(Self.keyDepth) {
-            let v = (key >> (Self.slotBits * slot)) & Self.slotMask
+        for v in key.slots {
             if v == 0 { break }
             if v == Self.rootMark { bottomParent = StackPool.root; break }
             frames.append(Int32(v) - 1)
@@ -78,8 +106,8 @@ public final class GrammarTokenIndex: Sendable {
             if a < b { list.append(contentsOf: trie.order[Int(a)..<Int(b)]) }
         }
         // Depth-first over the trie: (node, stack-set range, a path escaped above, next edge).
-        struct Frame { var node: Int32; var range: Range<Int>; var escapedAbove: Bool; var edge: Int32 }
-        var dfs: [Frame] = [Frame(node: 0, range: 0..<1, escapedAbove: false, edge: trie.childStart[0])]
+        struct Frame { var node: Int32; var range: Range<Int>; var escapedAbove: Bool; var edge: Int32; var next: ByteSet }
+        var dfs: [Frame] = [Frame(node: 0, range: 0..<1, escapedAbove: false, edge: trie.childStart[0], next: pool.nextBytes(g, 0..<1))]
         while !dfs.isEmpty {
             let top = dfs[dfs.count - 1]
             let node = Int(top.node)
@@ -92,6 +120,11 @@ public final class GrammarTokenIndex: Sendable {
             let e = Int(top.edge)
             let child = Int(trie.edgeChild[e])
             let byte = trie.edgeByte[e]
+            if !dfs[dfs.count - 1].next.contains(byte) {
+                // No stack takes this byte: the whole subtree dies here (uncertain if a path escaped above).
+                if top.escapedAbove { addRange(trie.tokensStart[child], trie.subtreeEnd[child], to: &uncertain) }
+                continue
+            }
             let mark = pool.sets.count
             let (range, flags) = pool.advance(g, top.range, byte)
             let alive = !range.isEmpty
@@ -102,7 +135,8 @@ public final class GrammarTokenIndex: Sendable {
             }
             let escaped = top.escapedAbove || flags.escaped
             if alive {
-                dfs.append(Frame(node: Int32(child), range: range, escapedAbove: escaped, edge: trie.childStart[child]))
+                dfs.append(Frame(node: Int32(child), range: range, escapedAbove: escaped, edge: trie.childStart[child],
+                                 next: pool.nextBytes(g, range)))
             } else {
                 if escaped { addRange(trie.tokensEnd[child], trie.subtreeEnd[child], to: &uncertain) }
                 pool.sets.removeSubrange(mark...)
@@ -110,6 +144,14 @@ public final class GrammarTokenIndex: Sendable {
         }
         return MaskEntry(accepted: accepted, uncertain: uncertain, tokens: tokens)
     }
+}
+
+/// The top frames of a stack, packed: four 32-bit slots.
+struct MaskKey: Hashable, Sendable, Comparable {
+    var lo: UInt64
+    var hi: UInt64
+    var slots: [UInt32] { [UInt32(truncatingIfNeeded: lo), UInt32(lo >> 32), UInt32(truncatingIfNeeded: hi), UInt32(hi >> 32)] }
+    static func < (a: MaskKey, b: MaskKey) -> Bool { (a.lo, a.hi) < (b.lo, b.hi) }
 }
 
 /// What one cache key knows: tokens accepted whatever lies below, and tokens that need the real stack.

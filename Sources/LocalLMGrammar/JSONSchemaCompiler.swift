@@ -33,7 +33,7 @@ struct JSONSchemaCompiler {
         let r = c.b.newRule("root")
         let body = try c.visit(schema, "$")
         c.b.setAlternatives(r, [body])
-        return c.b.build(root: r)
+        return try c.b.checkedBuild(root: r)
     }
 
     private func unsupported(_ feature: String, _ path: String) -> GrammarError {
@@ -167,7 +167,10 @@ struct JSONSchemaCompiler {
     }
 
     private mutating func formatBody(_ name: String) throws(GrammarError) -> [Symbol] {
-        let date = #"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"#
+        // Exact calendar dates: day counts per month, and February 29 only in leap years.
+        let leapYear = #"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"#
+        let monthDay = #"((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"#
+        let date = #"([0-9]{4}-"# + monthDay + "|" + leapYear + #"-02-29)"#
         let time = #"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"#
         let uuid = #"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"#
         let pattern: String

@@ -15,6 +15,9 @@ struct RegexCompiler {
 
     private let pattern: [Unicode.Scalar]
     private var i = 0
+    private var depth = 0
+    /// Groups nested deeper than this are refused (the parser recurses on them).
+    static let maxNesting = 256
 
     init(_ pattern: String) { self.pattern = Array(pattern.unicodeScalars) }
 
@@ -115,6 +118,9 @@ struct RegexCompiler {
         let c = cur
         switch c {
         case "(":
+            guard depth < Self.maxNesting else { throw fail("groups nested deeper than \(Self.maxNesting)") }
+            depth += 1
+            defer { depth -= 1 }
             i += 1
             if !atEnd && cur == "?" {
                 i += 1
@@ -260,6 +266,6 @@ extension CompiledGrammar {
         let root = b.newRule("root")
         let body = node.emit(&b, jsonString: false)
         b.setAlternatives(root, [body])
-        try self.init(b.build(root: root))
+        try self.init(b.checkedBuild(root: root))
     }
 }

@@ -11,8 +11,7 @@ struct PreTokenizer: Sendable {
 
     /// Every name llama.cpp maps that this package implements, with its llama.cpp aliases.
     /// Unknown names are an error; so are the few llama.cpp names not implemented here
-    /// (kimi-k2, afmoe, jais-2, tiny_aya, granite-embed-multi-*, gemma4, sarvam-moe, youtu,
-    /// deepseek-v3 and its relatives, whitespace, hybriddna).
+    /// (kimi-k2, granite-embed-multi-311m, gemma4, sarvam-moe, youtu, whitespace).
     init(name: String) throws(VocabularyError) {
         self.name = name
         let wordLlama3 = SplitPattern.wordFamily(.init(maxDigits: 3))
@@ -82,9 +81,21 @@ struct PreTokenizer: Sendable {
         case "superbpe":
             // `\p{N}+` then `(?=(\d{3})+(?!\d))`, whose empty matches cut digit runs in threes from the right.
             patterns = [.numberRun(maxCount: nil)]
-        case "kimi-k2", "afmoe", "jais-2", "tiny_aya", "cohere2moe", "granite-embed-multi-97m",
-             "granite-embed-multi-311m", "gemma4", "sarvam-moe", "youtu", "deepseek-v3", "spark2_5",
-             "hunyuan-dense", "hy_v4", "joyai-llm", "whitespace":
+        case "deepseek-v3", "hunyuan-dense", "hy_v4", "joyai-llm":
+            patterns = [.numberRun(maxCount: 3), .rangesRun(SplitPattern.hanKana, optionalSpace: false), .deepseekV3(singleLineBreaks: false)]
+        case "spark2_5":
+            patterns = [.numberRun(maxCount: 3), .rangesRun(SplitPattern.hanKana, optionalSpace: false),
+                        .deepseekV3(singleLineBreaks: true), .number]
+        case "jais-2":
+            patterns = [.jais2]
+        case "tiny_aya", "cohere2moe":
+            patterns = [.digitGroupsFromRight, .caseSplit(maxDigits: 3, contractions: true, marks: true, cased: false)]
+        case "afmoe":
+            patterns = [.digitGroupsFromRight, .rangesRun(SplitPattern.afmoeScripts, optionalSpace: false),
+                        .deepseekV3(singleLineBreaks: false)]
+        case "granite-embed-multi-97m":
+            patterns = [.caseSplit(maxDigits: 3, contractions: true, marks: true)]; ignoreMerges = true
+        case "kimi-k2", "granite-embed-multi-311m", "gemma4", "sarvam-moe", "youtu", "whitespace":
             throw VocabularyError.unsupportedPreTokenizer(name)
         default:
             throw VocabularyError.unknownPreTokenizer(name)
@@ -104,6 +115,13 @@ extension SplitPattern {
     // deepseek's literal classes, written with escapes so that no editor normalizes them.
     /// `[一-龥ࠀ-一가-퟿]`.
     static let cjkHangul = CodePointRanges("\u{4E00}-\u{9FA5}\u{800}-\u{4E00}\u{AC00}-\u{D7FF}")
+    /// `[一-龥぀-ゟ゠-ヿ]` (DeepSeek-V3).
+    static let hanKana = CodePointRanges("\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}")
+    /// AFMoE's CJK and South-East Asian scripts (llama.cpp's class, including its `\u{8C48}` start).
+    static let afmoeScripts = CodePointRanges(
+        "\u{4E00}-\u{9FFF}\u{3400}-\u{4DBF}\u{8C48}-\u{FAFF}\u{3040}-\u{309F}\u{30A0}-\u{30FF}\u{FF65}-\u{FF9F}"
+            + "\u{2F00}-\u{2FDF}\u{E40}-\u{E7F}\u{E80}-\u{EFF}\u{1780}-\u{17FF}\u{1000}-\u{109F}\u{AA60}-\u{AA7F}"
+            + "\u{A9E0}-\u{A9FF}\u{AC00}-\u{D7AF}\u{1100}-\u{11FF}")
     static let deepseekLetters = CodePointRanges(
         "A-Za-z\u{B5}\u{C0}-\u{D6}\u{D8}-\u{F6}\u{F8}-\u{1BA}\u{1BC}-\u{1BF}\u{1C4}-\u{293}\u{295}-\u{2AF}\u{370}-\u{373}\u{376}\u{377}\u{37B}-\u{37D}\u{37F}\u{386}\u{388}-\u{38A}\u{38C}\u{38E}-\u{3A1}\u{3A3}-\u{3F5}\u{3F7}-\u{481}\u{48A}-\u{52F}\u{531}-\u{556}\u{10A0}-\u{10C5}\u{13A0}-\u{13F5}\u{13F8}-\u{13FD}\u{1C90}-\u{1CBA}\u{1CBD}-\u{1CBF}\u{1D00}-\u{1D2B}\u{1D6B}-\u{1D77}\u{1D79}-\u{1D9A}\u{1E00}-\u{1F15}\u{1F18}-\u{1F1D}\u{1F20}-\u{1F45}\u{1F48}-\u{1F4D}\u{1F50}-\u{1F57}\u{1F59}\u{1F5B}\u{1F5D}\u{1F5F}-\u{1F7D}\u{1F80}-\u{1FB4}\u{1FB6}-\u{1FBC}\u{1FBE}\u{1FC2}-\u{1FC4}\u{1FC6}-\u{1FCC}\u{1FD0}-\u{1FD3}\u{1FD6}-\u{1FDB}\u{1FE0}-\u{1FEC}\u{1FF2}-\u{1FF4}\u{1FF6}-\u{1FFC}\u{2102}\u{2107}\u{210A}-\u{2113}\u{2115}\u{2119}-\u{211D}\u{2124}\u{2126}\u{2128}\u{212A}-\u{212D}\u{212F}-\u{2134}\u{2139}\u{213C}-\u{213F}\u{2145}-\u{2149}\u{214E}\u{2183}\u{2184}\u{2C00}-\u{2C7B}\u{2C7E}-\u{2CE4}\u{2CEB}-\u{2CEE}\u{2CF2}\u{2CF3}\u{A640}-\u{A66D}\u{A680}-\u{A69B}\u{A722}-\u{A76F}\u{A771}-\u{A787}\u{A78B}-\u{A78E}\u{AB70}-\u{ABBF}\u{FB00}-\u{FB06}\u{FB13}-\u{FB17}\u{FF21}-\u{FF3A}\u{FF41}-\u{FF5A}\u{10400}-\u{1044F}\u{104B0}-\u{104D3}\u{104D8}-\u{104FB}\u{10C80}-\u{10CB2}\u{10CC0}-\u{10CF2}\u{118A0}-\u{118DF}\u{1E900}-\u{1E943}"
     )
@@ -111,6 +129,32 @@ extension SplitPattern {
 }
 
 extension PreTokenizer {
+    /// llama.cpp's `unicode_regex_split_custom_afmoe`: in each segment, every `\p{N}` run of n code
+    /// points ends groups at `run start + n % 3` (when not 0) and every 3 after; there is no cut at the
+    /// run's start, so the text before it joins its first group.
+    func splitDigitGroups(_ input: ScanInput, segments: [Int32], into ends: inout [Int32]) {
+        var segmentStart = 0
+        for segmentEndRaw in segments {
+            let end = Int(segmentEndRaw)
+            var p = segmentStart
+            var last = segmentStart
+            while p < end {
+                guard input.f(p, end).contains(.number) else { p += 1; continue }
+                let runStart = p
+                while p < end && input.f(p, end).contains(.number) { p += 1 }
+                var cut = runStart + (p - runStart) % 3
+                if cut == runStart { cut += 3 }
+                while cut <= p {
+                    ends.append(Int32(cut))
+                    last = cut
+                    cut += 3
+                }
+            }
+            if last < end { ends.append(Int32(end)) }
+            segmentStart = end
+        }
+    }
+
     /// Splits `cps` (with their `flags`) into words; returns the end index of each word, in order.
     func split(_ input: ScanInput, into ends: inout [Int32], scratch: inout [Int32]) {
         let count = input.cps.count
@@ -120,6 +164,10 @@ extension PreTokenizer {
         for pattern in patterns {
             swap(&ends, &scratch)
             ends.removeAll(keepingCapacity: true)
+            if case .digitGroupsFromRight = pattern {
+                splitDigitGroups(input, segments: scratch, into: &ends)
+                continue
+            }
             var segmentStart = 0
             for segmentEndRaw in scratch {
                 let segmentEnd = Int(segmentEndRaw)

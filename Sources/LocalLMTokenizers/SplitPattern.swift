@@ -16,7 +16,11 @@ enum SplitPattern: Sendable {
     case wordFamily(WordFamily)
     /// GPT-4o / Llama 4 / Tekken: letter runs split at lower→upper case changes, using llama.cpp's
     /// `((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+` approximation of `\p{Lu}*\p{Ll}+`.
-    case caseSplit(maxDigits: Int, contractions: Bool)
+    case caseSplit(maxDigits: Int, contractions: Bool, marks: Bool = false, cased: Bool = true)
+    /// llama.cpp's custom AFMoE / tiny_aya digit split: each digit run is cut into a leading group of
+    /// `count % 3` digits, then threes; text before a run stays glued to its first group, as there.
+    /// Applied by `PreTokenizer.split` itself (it is not a leftmost-match regex).
+    case digitGroupsFromRight
     /// `\p{N}` (one number code point).
     case number
     /// `\p{N}+`, or `\p{N}{1,k}` when `maxCount` is given.
@@ -37,6 +41,12 @@ enum SplitPattern: Sendable {
     case notSentencePunctuation
     /// `[^\n]+|[\n]+`.
     case newlineRuns
+    /// DeepSeek-V3 and relatives:
+    /// `[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+    /// `singleLineBreaks` is Spark 2.5's variant (` ?[\p{P}\p{S}]+|[\r\n]|…`).
+    case deepseekV3(singleLineBreaks: Bool)
+    /// Jais 2: Llama 3's regex with whitespace runs cut into 512, 256, …, 4, then 1–2 code points.
+    case jais2
     /// Chameleon's `<sentinel:[0-9]+>`.
     case chameleonSentinel
     /// Chameleon's `(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z`.
@@ -52,6 +62,8 @@ enum SplitPattern: Sendable {
         var marksJoinLetters = false
         var lineBreaksAfterPunctuation = true
         var contractions = true
+        /// Jais 2: `\s{512}(?!\S)|\s{256}(?!\S)|…|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}` instead of `\s+(?!\S)|\s+`.
+        var whitespaceCascade = false
     }
 }
 
@@ -148,8 +160,11 @@ extension SplitPattern {
         switch self {
         case .gpt2: return SplitPattern.matchGPT2(s, pos, end)
         case .wordFamily(let family): return SplitPattern.matchWordFamily(s, pos, end, family)
-        case .caseSplit(let maxDigits, let contractions):
-            return SplitPattern.matchCaseSplit(s, pos, end, maxDigits: maxDigits, contractions: contractions)
+        case .caseSplit(let maxDigits, let contractions, let marks, let cased):
+            return SplitPattern.matchCaseSplit(s, pos, end, maxDigits: maxDigits, contractions: contractions,
+                                               marks: marks, cased: cased)
+        case .digitGroupsFromRight:
+            return 0
         case .number:
             return s.f(pos, end).contains(.number) ? 1 : 0
         case .numberRun(let maxCount):
@@ -212,6 +227,10 @@ extension SplitPattern {
             var p = pos
             while p < end && (s.cps[p] == 0x0A) == newline { p += 1 }
             return p - pos
+        case .deepseekV3(let singleLineBreaks):
+            return SplitPattern.matchDeepseekV3(s, pos, end, singleLineBreaks: singleLineBreaks)
+        case .jais2:
+            return SplitPattern.matchJais2(s, pos, end)
         case .chameleonSentinel:
             let prefix: [UInt32] = Array("<sentinel:".unicodeScalars).map(\.value)
             for (k, ch) in prefix.enumerated() where s.c(pos + k, end) != ch { return 0 }
@@ -318,6 +337,12 @@ extension SplitPattern {
             ws += 1
         }
         if lastBreakEnd > 0 { return lastBreakEnd - pos }
+        if family.whitespaceCascade && ws > 0 {
+            // \s{k}(?!\S): k whitespace followed by more whitespace or by the end of the segment.
+            let atEnd = pos + ws == end
+            for k in [512, 256, 128, 64, 32, 16, 8, 4, 2, 1] where ws > k || (ws == k && atEnd) { return k }
+            return 1
+        }
         if ws > 1 && pos + ws < end { return ws - 1 }
         if ws > 0 { return ws }
         return 1
@@ -329,14 +354,21 @@ extension SplitPattern {
     /// `[^\r\n\p{L}\p{N}]?U*W+C?|[^\r\n\p{L}\p{N}]?U+W*C?|\p{N}{1,k}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
     /// where U = a letter that is not a-z, W = a letter that is not A-Z (so a non-ASCII letter is both,
     /// as in llama.cpp), C = an optional contraction. Never returns 0.
-    static func matchCaseSplit(_ s: ScanInput, _ pos: Int, _ end: Int, maxDigits: Int, contractions: Bool) -> Int {
+    /// `marks`: marks count as letters (granite-embed-multi's `(?=[\p{L}\p{M}])`, tiny_aya's classes).
+    /// `cased` false (tiny_aya): U and W are the same class, as llama.cpp collapses `\p{Lu}`, `\p{Ll}`, …
+    /// into one letter class.
+    static func matchCaseSplit(_ s: ScanInput, _ pos: Int, _ end: Int, maxDigits: Int, contractions: Bool,
+                               marks: Bool = false, cased: Bool = true) -> Int {
+        let letterClass: UnicodeFlags = marks ? [.letter, .mark] : .letter
         @inline(__always) func upperish(_ p: Int) -> Bool {
-            guard p < end, s.f(p, end).contains(.letter) else { return false }
+            guard p < end, !s.f(p, end).isDisjoint(with: letterClass) else { return false }
+            if !cased { return true }
             let c = s.cps[p]
             return !(c >= 0x61 && c <= 0x7A)
         }
         @inline(__always) func lowerish(_ p: Int) -> Bool {
-            guard p < end, s.f(p, end).contains(.letter) else { return false }
+            guard p < end, !s.f(p, end).isDisjoint(with: letterClass) else { return false }
+            if !cased { return true }
             let c = s.cps[p]
             return !(c >= 0x41 && c <= 0x5A)
         }
@@ -346,22 +378,24 @@ extension SplitPattern {
         let c = s.cps[pos]
         let f = s.f(pos, end)
         let prefix = !(isLineBreak(c) || f.contains(.letter) || f.contains(.number)) ? 1 : 0
-        let start = pos + prefix
-        var k = 0
-        while upperish(start + k) { k += 1 }
-        // U* W+: U* gives back code points until W+ can start.
-        var j = start + k
-        while j >= start && !lowerish(j) { j -= 1 }
-        if j >= start {
-            var p = j
-            while lowerish(p) { p += 1 }
-            return finish(p)
-        }
-        // U+ W*
-        if k > 0 {
-            var p = start + k
-            while lowerish(p) { p += 1 }
-            return finish(p)
+        // The optional prefix is tried taken first, then (backtracking) not taken.
+        for start in prefix == 1 ? [pos + 1, pos] : [pos] {
+            var k = 0
+            while upperish(start + k) { k += 1 }
+            // U* W+: U* gives back code points until W+ can start.
+            var j = start + k
+            while j >= start && !lowerish(j) { j -= 1 }
+            if j >= start {
+                var p = j
+                while lowerish(p) { p += 1 }
+                return finish(p)
+            }
+            // U+ W*
+            if k > 0 {
+                var p = start + k
+                while lowerish(p) { p += 1 }
+                return finish(p)
+            }
         }
         if f.contains(.number) {
             var p = pos + 1
@@ -386,5 +420,62 @@ extension SplitPattern {
         if ws > 1 && pos + ws < end { return ws - 1 }
         if ws > 0 { return ws }
         return 1
+    }
+}
+
+extension SplitPattern {
+    static func matchDeepseekV3(_ s: ScanInput, _ pos: Int, _ end: Int, singleLineBreaks: Bool) -> Int {
+        let c = s.cps[pos]
+        let f = s.f(pos, end)
+        @inline(__always) func asciiLetter(_ p: Int) -> Bool {
+            let t = s.c(p, end)
+            return (t >= 0x41 && t <= 0x5A) || (t >= 0x61 && t <= 0x7A)
+        }
+        // [ASCII punctuation][A-Za-z]+
+        let asciiPunct = (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E)
+        if asciiPunct && asciiLetter(pos + 1) {
+            var p = pos + 1
+            while asciiLetter(p) { p += 1 }
+            return p - pos
+        }
+        // [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+        let word: UnicodeFlags = [.letter, .mark]
+        let prefixOK = !isLineBreak(c) && f.isDisjoint(with: [.letter, .punctuation, .symbol])
+        if prefixOK && !s.f(pos + 1, end).isDisjoint(with: word) {
+            var p = pos + 1
+            while !s.f(p, end).isDisjoint(with: word) { p += 1 }
+            return p - pos
+        }
+        if !f.isDisjoint(with: word) {
+            var p = pos
+            while !s.f(p, end).isDisjoint(with: word) { p += 1 }
+            return p - pos
+        }
+        // ' ?[\p{P}\p{S}]+[\r\n]*'
+        let punct: UnicodeFlags = [.punctuation, .symbol]
+        let space = c == 0x20 && !s.f(pos + 1, end).isDisjoint(with: punct) ? 1 : 0
+        if !s.f(pos + space, end).isDisjoint(with: punct) {
+            var p = pos + space
+            while !s.f(p, end).isDisjoint(with: punct) { p += 1 }
+            if !singleLineBreaks {
+                while isLineBreak(s.c(p, end)) { p += 1 }
+            }
+            return p - pos
+        }
+        if singleLineBreaks && isLineBreak(c) { return 1 }
+        var ws = 0
+        var lastBreakEnd = 0
+        while s.f(pos + ws, end).contains(.whitespace) {
+            if isLineBreak(s.cps[pos + ws]) { lastBreakEnd = pos + ws + 1 }
+            ws += 1
+        }
+        if !singleLineBreaks && lastBreakEnd > 0 { return lastBreakEnd - pos }
+        if ws > 1 && pos + ws < end { return ws - 1 }
+        if ws > 0 { return ws }
+        return 0
+    }
+
+    static func matchJais2(_ s: ScanInput, _ pos: Int, _ end: Int) -> Int {
+        matchWordFamily(s, pos, end, WordFamily(maxDigits: 3, whitespaceCascade: true))
     }
 }

@@ -5,12 +5,16 @@ public struct StreamingDetokenizer: Sendable {
     public let tokenizer: Tokenizer
     /// Whether control tokens (e.g. `<|im_end|>`) produce their text.
     public var special: Bool
+    /// Whether to drop the SentencePiece prefix space of the first token (as `Tokenizer.decode` does).
+    /// Off by default: generated text continues a prompt, so its leading space is real.
+    public var stripsLeadingSpace: Bool
     private var pending: [UInt8] = []
     private var isFirst = true
 
-    public init(tokenizer: Tokenizer, special: Bool = false) {
+    public init(tokenizer: Tokenizer, special: Bool = false, stripsLeadingSpace: Bool = false) {
         self.tokenizer = tokenizer
         self.special = special
+        self.stripsLeadingSpace = stripsLeadingSpace
     }
 
     /// Adds one token; returns the text that is now complete (possibly empty).
@@ -18,7 +22,7 @@ public struct StreamingDetokenizer: Sendable {
         var piece = tokenizer.tokenBytes(id, special: special)
         if isFirst {
             isFirst = false
-            if tokenizer.vocabulary.addSpacePrefix && piece.first == 0x20 { piece.removeFirst() }
+            if stripsLeadingSpace && tokenizer.vocabulary.addSpacePrefix && piece.first == 0x20 { piece.removeFirst() }
         }
         pending += piece
         let complete = StreamingDetokenizer.completePrefixLength(pending)

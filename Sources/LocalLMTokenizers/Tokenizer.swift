@@ -18,8 +18,13 @@ public struct Tokenizer: Sendable {
     ///   - parseSpecial: match control tokens such as `<|im_start|>` as single tokens; when false they
     ///     are plain text. User-defined tokens are always matched.
     public func encode(_ text: String, addSpecial: Bool = false, parseSpecial: Bool = true) -> [Int32] {
-        var bytes = Array(text.utf8)
-        return bytes.withUnsafeMutableBufferPointer { encode(bytes: UnsafeBufferPointer($0), addSpecial: addSpecial, parseSpecial: parseSpecial) }
+        if let ids = text.utf8.withContiguousStorageIfAvailable({
+            encode(bytes: $0, addSpecial: addSpecial, parseSpecial: parseSpecial)
+        }) {
+            return ids
+        }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { encode(bytes: $0, addSpecial: addSpecial, parseSpecial: parseSpecial) }
     }
 
     /// Token ids of UTF-8 `bytes` (invalid sequences are read as U+FFFD, as llama.cpp does).

@@ -91,6 +91,9 @@ public struct Vocabulary: Sendable {
         id >= 0 && Int(id) < pieces.count ? pieces[Int(id)] : []
     }
 
+    /// Every token's bytes, indexed by id (for grammar masks and the runtime's output).
+    public var allTokenBytes: [[UInt8]] { pieces }
+
     /// The token's text as stored in the model file.
     public func tokenText(_ id: Int32) -> [UInt8] {
         id >= 0 && Int(id) < texts.count ? texts[Int(id)] : []

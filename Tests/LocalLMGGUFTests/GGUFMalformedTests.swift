@@ -110,6 +110,16 @@ struct MalformedCase: Sendable, CustomTestStringConvertible {
             if case .truncated = $0 { true } else { false }
         })
 
+        // Scalar strings, keys and names must be valid UTF-8 (array strings are kept as raw bytes).
+        let badValue = keysOnly("s", .stringBytes([0x41, 0xC3]))
+        add(.init("value not UTF-8", badValue, at: badValue.marks["value:s"]!) { $0 == .invalidUTF8 })
+        var badKey = GGUFWriter()
+        badKey.add("ok", .uint8(1))
+        badKey.add("k\u{00E9}", .uint8(2))
+        let badKeyOut = badKey.build()
+        let badKeyBytes = patched(badKey) { b, m in b[m["kv:k\u{00E9}"]! + 8 + 2] = 0x28 }  // é = C3 A9 → C3 28
+        add(.init("key not UTF-8", badKeyBytes, at: badKeyOut.marks["kv:k\u{00E9}"]!) { $0 == .invalidUTF8 })
+
         // Type ids.
         add(.init("unknown value type 13", keysOnly("x", .raw(typeID: 13, payload: [0, 0, 0, 0])), at: 24 + 8 + 1) {
             $0 == .unknownValueType(13)

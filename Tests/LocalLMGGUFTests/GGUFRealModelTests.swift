@@ -30,4 +30,21 @@ import Testing
         #expect(try m.string("tokenizer.chat_template") == nil)
         #expect(Set(file.tensors.map(\.type)) == [.q5_0, .q4_K, .q6_K, .q8_0, .f32])
     }
+
+    /// Opening maps the file and parses only the header region (1.7 MB of SmolLM2's 98 MB): milliseconds.
+    /// The bound is loose (best of three, debug builds included) so a busy machine does not fail it;
+    /// a whole-file read would still take longer than this on any disk.
+    @Test func opensInMilliseconds() throws {
+        let url = try TestModels.require(TestModels.smolLM2)
+        let clock = ContinuousClock()
+        var best = Duration.seconds(3600)
+        for _ in 0..<3 {
+            let start = clock.now
+            let file = try GGUFFile(contentsOf: url)
+            best = min(best, clock.now - start)
+            #expect(file.tensors.count == 272)
+        }
+        print("GGUF open SmolLM2: best of 3 = \(best)")
+        #expect(best < .milliseconds(200))
+    }
 }

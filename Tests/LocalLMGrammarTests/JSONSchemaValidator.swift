@@ -73,7 +73,7 @@ struct JSONSchemaValidator {
             if let m = s["minLength"]?.integerValue, n < m { return false }
             if let m = s["maxLength"]?.integerValue, n > m { return false }
             if let p = s["pattern"]?.stringValue {
-                guard let re = try? NSRegularExpression(pattern: p) else { return false }
+                guard let re = try? NSRegularExpression(pattern: Self.ecmaClasses(p)) else { return false }
                 let ns = str as NSString
                 if re.firstMatch(in: str, range: NSRange(location: 0, length: ns.length)) == nil { return false }
             }
@@ -111,6 +111,30 @@ struct JSONSchemaValidator {
         default: break
         }
         return true
+    }
+
+    /// ICU's \\d \\w \\s are Unicode-wide; JSON Schema names ECMA-262, where \\d \\w are ASCII and
+    /// \\s is a fixed list. Rewrites them (outside and inside classes) to explicit sets.
+    static func ecmaClasses(_ p: String) -> String {
+        let space = #"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}"#
+        let sets: [Character: (String, String)] = [
+            "d": ("0-9", "[^0-9]"), "w": ("A-Za-z0-9_", "[^A-Za-z0-9_]"), "s": (space, "[^" + space + "]"),
+        ]
+        var out = "", inClass = false, escaped = false
+        for c in p {
+            if escaped {
+                escaped = false
+                if let (inner, _) = sets[c] { out += inClass ? inner : "[" + inner + "]"; continue }
+                if c.isUppercase, let (_, negated) = sets[Character(c.lowercased())], !inClass {
+                    out += negated; continue
+                }
+                out += "\\" + String(c); continue
+            }
+            if c == "\\" { escaped = true; continue }
+            if c == "[" { inClass = true } else if c == "]" { inClass = false }
+            out.append(c)
+        }
+        return out
     }
 
     static func checkFormat(_ f: String, _ s: String) -> Bool {

@@ -1,6 +1,8 @@
 import Testing
 import LocalLMTestSupport
 @testable import LocalLMGrammar
+import LocalLMGGUF
+import LocalLMTokenizers
 
 /// Masks over SmolLM2's real 49k vocabulary, checked against brute force (accepting every token
 /// on a copy of the matcher) along walks sampled from the masks themselves.
@@ -95,5 +97,25 @@ import LocalLMTestSupport
         #expect(allowedTokens(mask) == [2])
         let ok9 = !m.rollback(5)
         #expect(ok9)
+    }
+}
+
+/// The table built from the real tokenizer vocabulary (GGUF → Vocabulary) matches the fixture
+/// that gguf-py produced for the same model.
+@Suite struct TokenTableVocabularyTests {
+    @Test func smolLM2VocabularyMatchesFixture() throws {
+        let fixture = try #require(TokenFixtures.smolLM2)
+        let file = try GGUFFile(contentsOf: try TestModels.require(TestModels.smolLM2))
+        let table = TokenTable(vocabulary: try Vocabulary(gguf: file))
+        #expect(table.count == fixture.count)
+        var differing = 0
+        for id in 0..<table.count where !fixture.special.contains(id) {
+            if table.tokenBytes[id] != fixture.tokenBytes[id] { differing += 1 }
+        }
+        #expect(differing == 0)
+        #expect(table.endOfGeneration.isSuperset(of: [2]))
+        // Control tokens (GGUF type 3) are special in both; the fixture also counts user-defined ones.
+        #expect(table.special.isSubset(of: fixture.special))
+        #expect(!table.special.isEmpty)
     }
 }

@@ -33,9 +33,16 @@ import Testing
         try JSONDecoder().decode(Goldens.self, from: Fixtures.data("tokenizers/goldens-\(model.rawValue).json"))
     }
 
+    /// Loaded once per test process: several suites share them (the tokenizer is Sendable).
+    static let loaded: [Model: Result<Tokenizer, any Error>] = Dictionary(uniqueKeysWithValues: Model.allCases.map { model in
+        (model, Result { () throws -> Tokenizer in
+            let file = try GGUFFile(contentsOf: TestModels.require(model.url))
+            return Tokenizer(vocabulary: try Vocabulary(gguf: file))
+        })
+    })
+
     static func tokenizer(_ model: Model) throws -> Tokenizer {
-        let file = try GGUFFile(contentsOf: TestModels.require(model.url))
-        return Tokenizer(vocabulary: try Vocabulary(gguf: file))
+        try #require(loaded[model]).get()
     }
 
     @Test(arguments: Model.allCases)

@@ -23,7 +23,7 @@ NAMES = [
     "default", "gpt-2", "llama-bpe", "dbrx", "chatglm-bpe", "qwen2", "qwen35", "seed-coder", "ufakzeka",
     "minicpm5", "laguna", "starcoder", "smollm", "deepseek-coder", "deepseek-llm", "falcon", "mpt",
     "command-r", "refact", "poro-chat", "viking", "tekken", "gpt-4o", "chameleon", "superbpe", "bailingmoe",
-    "stablelm2", "olmo",
+    "stablelm2", "olmo", "deepseek-v3", "hunyuan-dense", "spark2_5", "jais-2", "tiny_aya", "afmoe", "granite-embed-multi-97m",
 ]
 
 

@@ -1,0 +1,115 @@
+import Foundation
+import LocalLMGGUF
+import LocalLMKernels
+
+// `swift run -c release LocalLMBenchmarks kernels [threads=N]`: quantized matvec of every weight type at
+// the shapes of SmolLM2-135M and Gemma 3 270M, activation quantization, and sgemm panels (matmul of 512
+// rows). Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode.
+
+let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
+    let threads = arguments.compactMap { $0.hasPrefix("threads=") ? Int($0.dropFirst(8)) : nil }.first ?? ThreadPool.coreCount
+    let pool = ThreadPool(threadCount: threads)
+    let scratch = KernelScratch()
+    print("threads: \(threads)")
+
+    // (label, type, rows, columns)
+    let shapes: [(String, GGMLType, Int, Int)] = [
+        ("smollm2 attn q/o", .q4_1, 576, 576),
+        ("smollm2 ffn up", .q4_1, 1536, 576),
+        ("smollm2 ffn down", .q4_1, 576, 1536),
+        ("smollm2 output", .q8_0, 49152, 576),
+        ("gemma attn q", .q5_0, 1024, 640),
+        ("gemma ffn up", .q5_0, 2048, 640),
+        ("gemma ffn up", .q8_0, 2048, 640),
+        ("gemma ffn down", .q4_K, 640, 2048),
+        ("gemma ffn down", .q6_K, 640, 2048),
+        ("gemma output", .q8_0, 262144, 640),
+    ]
+    for (label, type, rows, columns) in shapes {
+        benchMatvec(label, type, rows, columns, pool, scratch)
+    }
+    for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K] {
+        benchMatvec("every type", type, 2048, 2048, pool, scratch)
+    }
+
+    // Activation quantization of one row.
+    for (type, n) in [(GGMLType.q8_0, 576), (.q8_1, 576), (.q8_0, 2048), (.q8_K, 2048)] {
+        let x = (0..<n).map { Float(sin(Double($0))) }
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: type.rowBytes(elements: n)!, alignment: 64)
+        defer { bytes.deallocate() }
+        let us = measure(minimumSeconds: 0.2) { Kernels.quantizeActivation(type: type, x, count: n, into: bytes) }
+        print(String(format: "quantize %@ x[%d]: %.2f µs", type.description, n, us))
+    }
+
+    // sgemm on dequantized panels: 512 prompt rows.
+    for (type, rows, columns) in [(GGMLType.q4_1, 1536, 576), (.q8_0, 576, 576), (.q5_0, 2048, 640), (.q4_K, 640, 2048)] {
+        let w = RandomMatrix(type: type, rows: rows, columns: columns)
+        let n = 512
+        let x = (0..<(n * columns)).map { Float(sin(Double($0) * 0.37)) }
+        var y = [Float](repeating: 0, count: n * rows)
+        let us = measure(minimumSeconds: 0.5) { Kernels.matmul(w.matrix, x, rowsOfX: n, &y, pool: pool, scratch: scratch) }
+        let gflops = 2 * Double(n * rows * columns) / us / 1e3
+        print(String(format: "matmul %@ %dx%d · X[%d]: %.0f µs, %.1f GFLOP/s", type.description, rows, columns, n, us, gflops))
+    }
+}
+
+private func benchMatvec(_ label: String, _ type: GGMLType, _ rows: Int, _ columns: Int, _ pool: ThreadPool, _ scratch: KernelScratch) {
+    let w = RandomMatrix(type: type, rows: rows, columns: columns)
+    let x = (0..<columns).map { Float(cos(Double($0) * 0.11)) }
+    var y = [Float](repeating: 0, count: rows)
+    let us = measure(minimumSeconds: 0.3) { Kernels.matvec(w.matrix, x, &y, pool: pool, scratch: scratch) }
+    let gbps = Double(w.matrix.byteCount) / us / 1e3
+    print(String(format: "matvec %-18@ %-5@ %6d x %-5d %9.1f µs %7.1f GB/s", label, type.description, rows, columns, us, gbps))
+}
+
+/// Mean µs per call over at least `minimumSeconds`, after a warm-up call.
+private func measure(minimumSeconds: Double, _ body: () -> Void) -> Double {
+    body()
+    var calls = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    var elapsed: UInt64 = 0
+    repeat {
+        body()
+        calls += 1
+        elapsed = DispatchTime.now().uptimeNanoseconds - start
+    } while Double(elapsed) < minimumSeconds * 1e9
+    return Double(elapsed) / 1e3 / Double(calls)
+}
+
+/// Random weights with finite half scales (random bytes elsewhere), owning their memory.
+private final class RandomMatrix {
+    let bytes: UnsafeMutableRawPointer
+    let matrix: WeightMatrix
+
+    init(type: GGMLType, rows: Int, columns: Int) {
+        let count = rows * type.rowBytes(elements: columns)!
+        bytes = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
+        var state: UInt64 = 0x1234_5678
+        for i in stride(from: 0, to: count - 7, by: 8) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.storeBytes(of: state, toByteOffset: i, as: UInt64.self)
+        }
+        let scale = Kernels.halfBits(0.01)
+        switch type {
+        case .f32:
+            for i in 0..<(rows * columns) { bytes.storeBytes(of: Float(i % 7) * 0.01, toByteOffset: 4 * i, as: Float.self) }
+        case .f16, .bf16:
+            for i in 0..<(rows * columns) { bytes.storeBytes(of: UInt16(0x3c00 ^ (i & 0x3ff)), toByteOffset: 2 * i, as: UInt16.self) }
+        default:
+            let offsets: [Int] = switch type {
+            case .q4_0, .q5_0, .q8_0: [0]
+            case .q4_1, .q5_1, .q4_K, .q5_K: [0, 2]
+            case .q2_K: [80, 82]
+            case .q3_K: [108]
+            case .q6_K: [208]
+            default: []
+            }
+            for b in 0..<(count / type.bytesPerBlock) {
+                for o in offsets { bytes.storeBytes(of: scale, toByteOffset: b * type.bytesPerBlock + o, as: UInt16.self) }
+            }
+        }
+        matrix = try! WeightMatrix(type: type, rows: rows, columns: columns, data: bytes)
+    }
+
+    deinit { bytes.deallocate() }
+}

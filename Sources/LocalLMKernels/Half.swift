@@ -1,0 +1,49 @@
+// IEEE half and bfloat16 conversions as ggml does them: half→float is exact, float→half rounds to
+// nearest even (F16C `vcvtps2ph` / ggml's software fallback), float→bf16 rounds to nearest even and
+// quiets NaNs (`ggml_compute_fp32_to_bf16`).
+
+@inline(__always)
+package func halfToFloat(_ bits: UInt16) -> Float {
+    #if LOCALLM_NATIVE
+    // With a target CPU (F16C) this is one `vcvtph2ps`.
+    return Float(Float16(bitPattern: bits))
+    #else
+    // Without one, Float16 conversion is a library call; this exact bit construction is branch-light
+    // and inlines (normal, subnormal, inf and NaN all handled).
+    let shiftedExponent: UInt32 = 0x7c00 << 13
+    var o = UInt32(bits & 0x7fff) << 13
+    let exponent = o & shiftedExponent
+    o &+= (127 - 15) << 23
+    if exponent == shiftedExponent {
+        o &+= (128 - 16) << 23
+    } else if exponent == 0 {
+        o &+= 1 << 23
+        o = (Float(bitPattern: o) - Float(bitPattern: 113 << 23)).bitPattern
+    }
+    return Float(bitPattern: o | (UInt32(bits & 0x8000) << 16))
+    #endif
+}
+
+@inline(__always)
+package func floatToHalf(_ value: Float) -> UInt16 {
+    Float16(value).bitPattern
+}
+
+@inline(__always)
+package func bf16ToFloat(_ bits: UInt16) -> Float {
+    Float(bitPattern: UInt32(bits) << 16)
+}
+
+@inline(__always)
+package func floatToBF16(_ value: Float) -> UInt16 {
+    let u = value.bitPattern
+    if u & 0x7fff_ffff > 0x7f80_0000 {  // NaN: keep the sign and top bits, force quiet
+        return UInt16(truncatingIfNeeded: (u >> 16) | 64)
+    }
+    return UInt16(truncatingIfNeeded: (u &+ (0x7fff &+ ((u >> 16) & 1))) >> 16)
+}
+
+@inline(__always)
+package func loadHalf(_ p: UnsafeRawPointer, _ offset: Int = 0) -> Float {
+    halfToFloat(p.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+}

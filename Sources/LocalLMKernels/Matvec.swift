@@ -1,0 +1,65 @@
+import LocalLMGGUF
+
+extension Kernels {
+    /// y[rows] = W · x[columns] (decode).
+    ///
+    /// Quantizes x once into the activation format llama.cpp pairs with `w.type` (Q8_0, Q8_1 or Q8_K,
+    /// F16 for F16 weights, BF16 for BF16) and then computes integer dot products directly on the
+    /// quantized weights, rows split evenly over the pool's threads.
+    public static func matvec(
+        _ w: WeightMatrix, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+        pool: ThreadPool, scratch: KernelScratch
+    ) {
+        let rows = w.rows, columns = w.columns
+        guard rows > 0 else { return }
+        let actType = activationType(for: w.type)
+        let memory = scratch.buffer(KernelScratch.activationSlot, bytes: PreparedActivation.scratchBytes(type: actType, count: columns))
+        let a = PreparedActivation(type: actType, x, count: columns, memory: memory)
+        // Small matrices are not worth waking workers for.
+        let threads = rows * w.rowStride < 32 * 1024 ? 1 : pool.threadCount
+        if threads == 1 {
+            matvecRows(w, x, a, y, 0, rows)
+        } else {
+            pool.run { t, _ in
+                guard t < threads else { return }
+                let (start, end) = evenSplit(rows, parts: threads, part: t, granularity: 4)
+                matvecRows(w, x, a, y, start, end)
+            }
+        }
+    }
+
+    /// y[start..<end] for one thread: one specialised loop per weight type.
+    @inline(__always)
+    static func matvecRows(
+        _ w: WeightMatrix, _ x: UnsafePointer<Float>, _ a: PreparedActivation,
+        _ y: UnsafeMutablePointer<Float>, _ start: Int, _ end: Int
+    ) {
+        let n = w.columns, nb = n / w.type.blockSize, base = w.data, stride = w.rowStride
+        switch w.type {
+        case .q8_0: for r in start..<end { y[r] = DotFast.q8_0(base + r * stride, a, nb) }
+        case .q4_0: for r in start..<end { y[r] = DotFast.q4_0(base + r * stride, a, nb) }
+        case .q4_1: for r in start..<end { y[r] = DotFast.q4_1(base + r * stride, a, nb) }
+        case .q5_0: for r in start..<end { y[r] = DotFast.q5_0(base + r * stride, a, nb) }
+        case .q5_1: for r in start..<end { y[r] = DotFast.q5_1(base + r * stride, a, nb) }
+        case .q4_K: for r in start..<end { y[r] = DotFast.q4_K(base + r * stride, a, nb) }
+        case .q5_K: for r in start..<end { y[r] = DotFast.q5_K(base + r * stride, a, nb) }
+        case .q6_K: for r in start..<end { y[r] = DotFast.q6_K(base + r * stride, a, nb) }
+        case .f32: for r in start..<end { y[r] = DotFast.f32(base + r * stride, x, n) }
+        case .f16: for r in start..<end { y[r] = DotFast.f16(base + r * stride, a, n) }
+        default:
+            // Q2_K, Q3_K, BF16: the reference dots on ggml's activation blocks.
+            guard let dot = DotReference.function(w.type) else { return }
+            for r in start..<end { y[r] = dot(base + r * stride, UnsafeRawPointer(a.blocks), n) }
+        }
+    }
+
+    /// The half-open range of part `part` of `count` items split into `parts` nearly equal ranges whose
+    /// boundaries are multiples of `granularity` (the last range takes the remainder).
+    @inline(__always)
+    package static func evenSplit(_ count: Int, parts: Int, part: Int, granularity: Int = 1) -> (Int, Int) {
+        let units = (count + granularity - 1) / granularity
+        let start = min(count, (units * part / parts) * granularity)
+        let end = min(count, (units * (part + 1) / parts) * granularity)
+        return (start, end)
+    }
+}

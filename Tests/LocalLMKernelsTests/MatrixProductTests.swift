@@ -1,0 +1,56 @@
+import LocalLMGGUF
+import Testing
+@testable import LocalLMKernels
+
+/// matvec and matmul against per-row reference dots and dequantized products, on 1 and 2 threads.
+struct MatrixProductTests {
+    static let pools = [ThreadPool(threadCount: 1), ThreadPool(threadCount: 2), ThreadPool(threadCount: 3)]
+
+    @Test(arguments: weightTypes)
+    func matvecMatchesReferenceDots(type: GGMLType) throws {
+        let rows = 197, columns = 512
+        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 99 + UInt64(type.rawValue))
+        let x = randomActivations(columns, seed: 8)
+        let actType = Kernels.activationType(for: type)
+        var act = [UInt8](repeating: 0, count: actType.rowBytes(elements: columns)!)
+        x.withUnsafeBufferPointer { xp in
+            act.withUnsafeMutableBytes { Kernels.quantizeActivation(type: actType, xp.baseAddress!, count: columns, into: $0.baseAddress!) }
+        }
+        let dot = try #require(DotReference.function(type))
+        let expected = act.withUnsafeBytes { a in (0..<rows).map { dot(weights.matrix.row($0), a.baseAddress!, columns) } }
+        let scratch = KernelScratch()
+        for pool in Self.pools {
+            var y = [Float](repeating: .nan, count: rows)
+            Kernels.matvec(weights.matrix, x, &y, pool: pool, scratch: scratch)
+            for r in 0..<rows {
+                #expect(abs(y[r] - expected[r]) <= 1e-4 * max(1, abs(expected[r])), "\(type) row \(r) on \(pool.threadCount) threads")
+            }
+        }
+    }
+
+    @Test(arguments: [GGMLType.f32, .f16, .q4_0, .q4_1, .q8_0, .q4_K, .q6_K])
+    func matmulMatchesDequantizedProduct(type: GGMLType) throws {
+        let rows = 150, columns = 256, n = 7
+        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 7 + UInt64(type.rawValue))
+        let x = randomActivations(n * columns, seed: 21)
+        var w = [Float](repeating: 0, count: rows * columns)
+        for r in 0..<rows { w.withUnsafeMutableBufferPointer { Kernels.dequantizeRow(weights.matrix, row: r, into: $0.baseAddress! + r * columns) } }
+        let scratch = KernelScratch()
+        for pool in Self.pools {
+            var y = [Float](repeating: .nan, count: n * rows)
+            Kernels.matmul(weights.matrix, x, rowsOfX: n, &y, pool: pool, scratch: scratch)
+            for i in 0..<n {
+                for r in 0..<rows {
+                    var exact: Double = 0, magnitude: Double = 0
+                    for k in 0..<columns {
+                        let p = Double(x[i * columns + k]) * Double(w[r * columns + k])
+                        exact += p
+                        magnitude += abs(p)
+                    }
+                    // sgemm accumulates in float: allow a few ulps of the magnitude of the terms.
+                    #expect(abs(Double(y[i * rows + r]) - exact) <= 1e-6 * magnitude + 1e-6, "\(type) [\(i), \(r)]")
+                }
+            }
+        }
+    }
+}
