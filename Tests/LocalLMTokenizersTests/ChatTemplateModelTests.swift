@@ -52,3 +52,26 @@ struct ChatTemplateModelTests {
         #expect(text == "<s>[user:q]1True</s>False")
     }
 }
+
+/// The Swift-side value API the API layer builds contexts with.
+struct JinjaValueAPITests {
+    @Test func literalsKeepOrderAndRoundTripThroughJSON() throws {
+        let value: JinjaValue = ["role": "assistant", "content": nil, "n": 3, "x": 0.5, "ok": true, "list": [1, "two"]]
+        let json = try value.jsonString()
+        #expect(json == #"{"role": "assistant", "content": null, "n": 3, "x": 0.5, "ok": true, "list": [1, "two"]}"#)
+        #expect(try JinjaValue(jsonString: json) == value)
+        #expect(try value.jsonString(indent: 2).hasPrefix("{\n  \"role\": \"assistant\",\n"))
+        #expect(JinjaValue.int(1) != JinjaValue.double(1))
+    }
+
+    @Test func docsExampleRenders() throws {
+        // The first example of Docs/chat-templates.md.
+        let template = try ChatTemplate(source: ChatTemplate.defaultSource)
+        let prompt = try template.render(context: [
+            "messages": [["role": "user", "content": "Hello!"]],
+            "add_generation_prompt": true,
+            "bos_token": "<s>", "eos_token": "</s>",
+        ])
+        #expect(prompt == "<|im_start|>user\nHello!<|im_end|>\n<|im_start|>assistant\n")
+    }
+}

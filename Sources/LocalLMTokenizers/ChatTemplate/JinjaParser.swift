@@ -139,13 +139,13 @@ struct JinjaParser {
         case "filter":
             let filters = try parseFilterChain()
             try expectBlockEnd()
-            let body = try scoped { (p: inout JinjaParser) throws(JinjaError) in try p.parseBody(until: ["endfilter"]).0 }
+            let body = try parseBody(until: ["endfilter"]).0
             try expectBlockEnd()
             return .filterBlock(filters: filters, body: body)
         case "generation":
             // transformers' `{% generation %}` marks assistant text for masks; it renders its body.
             try expectBlockEnd()
-            let body = try scoped { (p: inout JinjaParser) throws(JinjaError) in try p.parseBody(until: ["endgeneration"]).0 }
+            let body = try parseBody(until: ["endgeneration"]).0
             try expectBlockEnd()
             return .filterBlock(filters: [], body: body)
         case "with":
@@ -157,7 +157,7 @@ struct JinjaParser {
                 assignments.append((target, try parseExpression()))
             }
             try expectBlockEnd()
-            let body = try scoped { (p: inout JinjaParser) throws(JinjaError) in try p.parseBody(until: ["endwith"]).0 }
+            let body = try parseBody(until: ["endwith"]).0
             try expectBlockEnd()
             return .with(assignments: assignments, body: body)
         case "break":
@@ -169,11 +169,6 @@ struct JinjaParser {
         default:
             throw error("unknown or unsupported tag '\(tag)'", token)
         }
-    }
-
-    /// Parses a nested body (kept as a hook: statements that open a scope go through here).
-    mutating func scoped<T>(_ body: (inout JinjaParser) throws(JinjaError) -> T) throws(JinjaError) -> T {
-        try body(&self)
     }
 
     mutating func parseIf() throws(JinjaError) -> JinjaNode {
@@ -199,23 +194,21 @@ struct JinjaParser {
     }
 
     mutating func parseFor(line: Int) throws(JinjaError) -> JinjaNode {
-        try scoped { (p: inout JinjaParser) throws(JinjaError) in
-            let target = try p.parseAssignTarget(extraEnd: ["in"])
-            guard p.skipName("in") else { throw p.error("expected 'in' in for loop") }
-            let iterable = try p.parseTuple(withCondexpr: false, extraEnd: ["recursive", "if"])
-            var condition: JinjaExpr?
-            if p.skipName("if") { condition = try p.parseExpression() }
-            if p.isName("recursive") { throw p.error("recursive for loops are not supported") }
-            try p.expectBlockEnd()
-            let (body, end) = try p.parseBody(until: ["endfor", "else"])
-            var otherwise: [JinjaNode] = []
-            if end == "else" {
-                try p.expectBlockEnd()
-                otherwise = try p.parseBody(until: ["endfor"]).0
-            }
-            try p.expectBlockEnd()
-            return .forLoop(JinjaFor(target: target, iterable: iterable, condition: condition, body: body, otherwise: otherwise, line: line))
+        let target = try parseAssignTarget(extraEnd: ["in"])
+        guard skipName("in") else { throw error("expected 'in' in for loop") }
+        let iterable = try parseTuple(withCondexpr: false, extraEnd: ["recursive", "if"])
+        var condition: JinjaExpr?
+        if skipName("if") { condition = try parseExpression() }
+        if isName("recursive") { throw error("recursive for loops are not supported") }
+        try expectBlockEnd()
+        let (body, end) = try parseBody(until: ["endfor", "else"])
+        var otherwise: [JinjaNode] = []
+        if end == "else" {
+            try expectBlockEnd()
+            otherwise = try parseBody(until: ["endfor"]).0
         }
+        try expectBlockEnd()
+        return .forLoop(JinjaFor(target: target, iterable: iterable, condition: condition, body: body, otherwise: otherwise, line: line))
     }
 
     mutating func parseSet(line: Int) throws(JinjaError) -> JinjaNode {
@@ -228,7 +221,7 @@ struct JinjaParser {
         var filters: [JinjaFilterCall] = []
         while skipOp("|") { filters.append(try parseFilterCall()) }
         try expectBlockEnd()
-        let body = try scoped { (p: inout JinjaParser) throws(JinjaError) in try p.parseBody(until: ["endset"]).0 }
+        let body = try parseBody(until: ["endset"]).0
         try expectBlockEnd()
         return .setBlock(target: target, filters: filters, body: body, line: line)
     }
@@ -237,7 +230,7 @@ struct JinjaParser {
         let name = try expectName()
         let parameters = try parseParameters()
         try expectBlockEnd()
-        let body = try scoped { (p: inout JinjaParser) throws(JinjaError) in try p.parseBody(until: ["endmacro"]).0 }
+        let body = try parseBody(until: ["endmacro"]).0
         _ = skipName(name)
         try expectBlockEnd()
         return .macro(JinjaMacro(name: name, parameters: parameters, body: body, line: line))
@@ -248,7 +241,7 @@ struct JinjaParser {
         let call = try parseExpression()
         guard case .call = call else { throw error("expected a call after 'call'") }
         try expectBlockEnd()
-        let body = try scoped { (p: inout JinjaParser) throws(JinjaError) in try p.parseBody(until: ["endcall"]).0 }
+        let body = try parseBody(until: ["endcall"]).0
         try expectBlockEnd()
         return .callBlock(call: call, callerParameters: parameters, body: body, line: line)
     }

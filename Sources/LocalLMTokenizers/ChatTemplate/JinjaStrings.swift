@@ -76,9 +76,8 @@ enum JinjaStrings {
         var done = 0
         if o.isEmpty {
             // Python inserts `new` between every character and at both ends.
-            for (i, c) in a.enumerated() {
+            for c in a {
                 if count < 0 || done < count { out.append(contentsOf: new.unicodeScalars); done += 1 }
-                _ = i
                 out.append(c)
             }
             if count < 0 || done < count { out.append(contentsOf: new.unicodeScalars) }
