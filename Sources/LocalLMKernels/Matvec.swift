@@ -35,6 +35,18 @@ extension Kernels {
         _ y: UnsafeMutablePointer<Float>, _ start: Int, _ end: Int
     ) {
         let n = w.columns, nb = n / w.type.blockSize, base = w.data, stride = w.rowStride
+        #if LOCALLM_NATIVE && arch(x86_64)
+        switch w.type {
+        case .q8_0: for r in start..<end { y[r] = DotAVX2.q8_0(base + r * stride, a, nb) }; return
+        case .q4_0: for r in start..<end { y[r] = DotAVX2.q4_0(base + r * stride, a, nb) }; return
+        case .q4_1: for r in start..<end { y[r] = DotAVX2.q4_1(base + r * stride, a, nb) }; return
+        case .q4_K: for r in start..<end { y[r] = DotAVX2.q4_K(base + r * stride, a, nb) }; return
+        case .q5_0: for r in start..<end { y[r] = DotAVX2.q5_0(base + r * stride, a, nb) }; return
+        case .q5_1: for r in start..<end { y[r] = DotAVX2.q5_1(base + r * stride, a, nb) }; return
+        case .q6_K: for r in start..<end { y[r] = DotAVX2.q6_K(base + r * stride, a, nb) }; return
+        default: break
+        }
+        #endif
         switch w.type {
         case .q8_0: for r in start..<end { y[r] = DotFast.q8_0(base + r * stride, a, nb) }
         case .q4_0: for r in start..<end { y[r] = DotFast.q4_0(base + r * stride, a, nb) }
