@@ -41,6 +41,20 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
         print(String(format: "quantize %@ x[%d]: %.2f µs", type.description, n, us))
     }
 
+    // Attention over an F16 cache: K·q for 512 cached rows of 64 (SmolLM2) and 256 (Gemma) floats.
+    for headDim in [64, 256] {
+        let context = 512
+        let keys = [UInt16](repeating: Kernels.halfBits(0.5), count: context * headDim)
+        let q = [UInt16](repeating: Kernels.halfBits(0.25), count: headDim)
+        var scores = [Float](repeating: 0, count: context)
+        let us = measure(minimumSeconds: 0.2) {
+            keys.withUnsafeBufferPointer { k in
+                for t in 0..<context { scores[t] = Kernels.dotF16(k.baseAddress! + t * headDim, q, count: headDim) }
+            }
+        }
+        print(String(format: "attention K·q F16 %d × %d: %.2f µs", context, headDim, us))
+    }
+
     // sgemm on dequantized panels: 512 prompt rows.
     for (type, rows, columns) in [(GGMLType.q4_1, 1536, 576), (.q8_0, 576, 576), (.q5_0, 2048, 640), (.q4_K, 640, 2048)] {
         let w = RandomMatrix(type: type, rows: rows, columns: columns)
