@@ -55,6 +55,27 @@ package enum DotAVX2 {
         return horizontalSum(acc)
     }
 
+    /// Four consecutive rows of Q8_0 at once (`stride` bytes apart): each activation block is loaded once
+    /// for four weight blocks. Same per-row arithmetic as `q8_0`.
+    @inline(__always)
+    package static func q8_0x4(_ w: UnsafeRawPointer, stride: Int, _ a: PreparedActivation, _ nb: Int,
+                               _ y: UnsafeMutablePointer<Float>) {
+        var acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps()
+        let w1 = w + stride, w2 = w + 2 * stride, w3 = w + 3 * stride
+        for b in 0..<nb {
+            let yq = load32(a.qs + 32 * b), yd = a.scales[b]
+            let o = 34 * b
+            acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w + o + 2), yq)), _mm256_set1_ps(loadHalf(w + o) * yd), acc0)
+            acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w1 + o + 2), yq)), _mm256_set1_ps(loadHalf(w1 + o) * yd), acc1)
+            acc2 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w2 + o + 2), yq)), _mm256_set1_ps(loadHalf(w2 + o) * yd), acc2)
+            acc3 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w3 + o + 2), yq)), _mm256_set1_ps(loadHalf(w3 + o) * yd), acc3)
+        }
+        y[0] = horizontalSum(acc0)
+        y[1] = horizontalSum(acc1)
+        y[2] = horizontalSum(acc2)
+        y[3] = horizontalSum(acc3)
+    }
+
     @inline(__always)
     package static func q4_0(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
         var acc = _mm256_setzero_ps()

@@ -37,7 +37,14 @@ extension Kernels {
         let n = w.columns, nb = n / w.type.blockSize, base = w.data, stride = w.rowStride
         #if LOCALLM_NATIVE && arch(x86_64)
         switch w.type {
-        case .q8_0: for r in start..<end { y[r] = DotAVX2.q8_0(base + r * stride, a, nb) }; return
+        case .q8_0:
+            var r = start
+            while r + 4 <= end {
+                DotAVX2.q8_0x4(base + r * stride, stride: stride, a, nb, y + r)
+                r += 4
+            }
+            while r < end { y[r] = DotAVX2.q8_0(base + r * stride, a, nb); r += 1 }
+            return
         case .q4_0: for r in start..<end { y[r] = DotAVX2.q4_0(base + r * stride, a, nb) }; return
         case .q4_1: for r in start..<end { y[r] = DotAVX2.q4_1(base + r * stride, a, nb) }; return
         case .q4_K: for r in start..<end { y[r] = DotAVX2.q4_K(base + r * stride, a, nb) }; return
