@@ -63,10 +63,13 @@ extension Kernels {
         case .q4_K: for r in start..<end { y[r] = DotFast.q4_K(base + r * stride, a, nb) }
         case .q5_K: for r in start..<end { y[r] = DotFast.q5_K(base + r * stride, a, nb) }
         case .q6_K: for r in start..<end { y[r] = DotFast.q6_K(base + r * stride, a, nb) }
+        case .q2_K: for r in start..<end { y[r] = DotFast.q2_K(base + r * stride, a, nb) }
+        case .q3_K: for r in start..<end { y[r] = DotFast.q3_K(base + r * stride, a, nb) }
         case .f32: for r in start..<end { y[r] = DotFast.f32(base + r * stride, x, n) }
         case .f16: for r in start..<end { y[r] = DotFast.f16(base + r * stride, a, n) }
+        case .bf16: for r in start..<end { y[r] = DotFast.bf16(base + r * stride, a, n) }
         default:
-            // Q2_K, Q3_K, BF16: the reference dots on ggml's activation blocks.
+            // Every weight type has a case above; keep the reference as the fallback.
             guard let dot = DotReference.function(w.type) else { return }
             for r in start..<end { y[r] = dot(base + r * stride, UnsafeRawPointer(a.blocks), n) }
         }
