@@ -10,6 +10,8 @@ struct BenchmarkSuite: Sendable {
 
 let allSuites: [BenchmarkSuite] = [
     // Suites register here, one line each, e.g. `kernelsBenchmark,`.
+    tokenizerBenchmark,
+    grammarBenchmark,
     kernelsBenchmark,
 ]
 

@@ -1,0 +1,121 @@
+import Testing
+import LocalLMTestSupport
+@testable import LocalLMGrammar
+import LocalLMGGUF
+import LocalLMTokenizers
+
+/// Masks over SmolLM2's real 49k vocabulary, checked against brute force (accepting every token
+/// on a copy of the matcher) along walks sampled from the masks themselves.
+@Suite struct TokenMaskTests {
+    static let grammars: [(String, String)] = [
+        ("schema", #"{"type":"object","properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":-5,"maximum":120},"tags":{"type":"array","items":{"enum":["a","b c","\u00e9t\u00e9"]},"maxItems":3}},"required":["name","age"]}"#),
+        ("gbnf", #"root ::= "<" [^>]* ">" ( " " [0-9]+ )?"#),
+        ("regex", #"(\w+@[a-z]+\.(com|org)|[\u4e00-\u9fff]{2,4}|😀+)"#),
+    ]
+
+    static func grammar(_ kind: String, _ src: String) throws -> CompiledGrammar {
+        switch kind {
+        case "schema": return try CompiledGrammar(jsonSchema: src)
+        case "gbnf": return try CompiledGrammar(gbnf: src)
+        default: return try CompiledGrammar(regex: src)
+        }
+    }
+
+    @Test(arguments: 0..<grammars.count)
+    func maskEqualsBruteForce(_ which: Int) throws {
+        let table = try #require(TokenFixtures.smolLM2)
+        let (kind, src) = Self.grammars[which]
+        let index = GrammarTokenIndex(grammar: try Self.grammar(kind, src), tokens: table)
+        var checked = 0
+        for seed in UInt64(1)...3 {
+            var step = 0
+            let out = sampleWalk(index, seed: seed, maxTokens: 40) { m, mask in
+                step += 1
+                guard step % 4 == 1 else { return }
+                checked += 1
+                for t in 0..<table.count {
+                    var copy = m
+                    let expected = copy.accept(token: t)
+                    let got = mask[t >> 6] & (1 << UInt64(t & 63)) != 0
+                    if expected != got {
+                        Issue.record("token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(got), accept \(expected)")
+                        return
+                    }
+                }
+            }
+            if let out { #expect(matches(index.grammar, String(decoding: out, as: UTF8.self))) }
+        }
+        #expect(checked >= 3)
+    }
+
+    @Test func specialTokensOnlyEndAtTheEnd() throws {
+        let table = try #require(TokenFixtures.smolLM2)
+        let index = GrammarTokenIndex(grammar: try CompiledGrammar(gbnf: #"root ::= "ab""#), tokens: table)
+        var m = GrammarMatcher(index)
+        var mask = [UInt64](repeating: 0, count: table.maskWordCount)
+        m.fillNextTokenBitmask(into: &mask)
+        let first = allowedTokens(mask)
+        #expect(!first.isEmpty)
+        #expect(first.allSatisfy { !table.special.contains($0) })
+        let eos = try #require(table.endOfGeneration.min())
+        let ok1 = !m.accept(token: eos)
+        #expect(ok1)
+        let ok2 = m.accept(bytes: Array("ab".utf8))
+        #expect(ok2)
+        m.fillNextTokenBitmask(into: &mask)
+        #expect(Set(allowedTokens(mask)) == table.endOfGeneration)
+        let ok3 = m.accept(token: eos)
+        #expect(ok3)
+        #expect(m.isCompleted)
+    }
+
+    @Test func partialUTF8TokensAndRollback() throws {
+        // Byte-level tokens ending inside a multi-byte character must be allowed when a valid
+        // continuation exists, and rollback must restore the previous state exactly.
+        let table = TokenTable(tokenBytes: [[0xE2], [0x82], [0xAC], Array("€".utf8), Array("x".utf8), []], endOfGeneration: [5])
+        let index = GrammarTokenIndex(grammar: try CompiledGrammar(gbnf: #"root ::= [€-€]+ "x""#), tokens: table)
+        var m = GrammarMatcher(index)
+        var mask = [UInt64](repeating: 0, count: table.maskWordCount)
+        m.fillNextTokenBitmask(into: &mask)
+        #expect(allowedTokens(mask) == [0, 3])
+        let ok4 = m.accept(token: 0)
+        #expect(ok4)
+        m.fillNextTokenBitmask(into: &mask)
+        #expect(allowedTokens(mask) == [1])
+        let ok5 = !m.accept(token: 2)
+        #expect(ok5)
+        let ok6 = m.accept(token: 1) && m.accept(token: 2)
+        #expect(ok6)
+        m.fillNextTokenBitmask(into: &mask)
+        #expect(allowedTokens(mask) == [0, 3, 4])
+        let ok7 = m.accept(token: 4)
+        #expect(ok7)
+        #expect(m.isCompleted)
+        let ok8 = m.rollback(2)
+        #expect(ok8)
+        m.fillNextTokenBitmask(into: &mask)
+        #expect(allowedTokens(mask) == [2])
+        let ok9 = !m.rollback(5)
+        #expect(ok9)
+    }
+}
+
+/// The table built from the real tokenizer vocabulary (GGUF → Vocabulary) matches the fixture
+/// that gguf-py produced for the same model.
+@Suite struct TokenTableVocabularyTests {
+    @Test func smolLM2VocabularyMatchesFixture() throws {
+        let fixture = try #require(TokenFixtures.smolLM2)
+        let file = try GGUFFile(contentsOf: try TestModels.require(TestModels.smolLM2))
+        let table = TokenTable(vocabulary: try Vocabulary(gguf: file))
+        #expect(table.count == fixture.count)
+        var differing = 0
+        for id in 0..<table.count where !fixture.special.contains(id) {
+            if table.tokenBytes[id] != fixture.tokenBytes[id] { differing += 1 }
+        }
+        #expect(differing == 0)
+        #expect(table.endOfGeneration.isSuperset(of: [2]))
+        // Control tokens (GGUF type 3) are special in both; the fixture also counts user-defined ones.
+        #expect(table.special.isSubset(of: fixture.special))
+        #expect(!table.special.isEmpty)
+    }
+}
