@@ -4,10 +4,12 @@ import LocalLMKernels
 
 // `swift run -c release LocalLMBenchmarks kernels [threads=N]`: quantized matvec of every weight type at
 // the shapes of SmolLM2-135M and Gemma 3 270M, activation quantization, and sgemm panels (matmul of 512
-// rows). Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode.
+// rows). `match=TEXT` keeps only the matvec lines whose label or type contains TEXT (and skips the rest).
+// Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode.
 
 let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
     let threads = arguments.compactMap { $0.hasPrefix("threads=") ? Int($0.dropFirst(8)) : nil }.first ?? ThreadPool.coreCount
+    let match = arguments.compactMap { $0.hasPrefix("match=") ? String($0.dropFirst(6)) : nil }.first
     let pool = ThreadPool(threadCount: threads)
     let scratch = KernelScratch()
     print("threads: \(threads)")
@@ -25,12 +27,15 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
         ("gemma ffn down", .q6_K, 640, 2048),
         ("gemma output", .q8_0, 262144, 640),
     ]
-    for (label, type, rows, columns) in shapes {
+    var all = shapes
+    for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K] {
+        all.append(("every type", type, 2048, 2048))
+    }
+    for (label, type, rows, columns) in all {
+        if let match, !label.contains(match), !type.description.contains(match) { continue }
         benchMatvec(label, type, rows, columns, pool, scratch)
     }
-    for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K] {
-        benchMatvec("every type", type, 2048, 2048, pool, scratch)
-    }
+    if match != nil { return }
 
     // Activation quantization of one row.
     for (type, n) in [(GGMLType.q8_0, 576), (.q8_1, 576), (.q8_0, 2048), (.q8_K, 2048)] {
@@ -39,6 +44,20 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
         defer { bytes.deallocate() }
         let us = measure(minimumSeconds: 0.2) { Kernels.quantizeActivation(type: type, x, count: n, into: bytes) }
         print(String(format: "quantize %@ x[%d]: %.2f µs", type.description, n, us))
+    }
+
+    // Attention over an F16 cache: K·q for 512 cached rows of 64 (SmolLM2) and 256 (Gemma) floats.
+    for headDim in [64, 256] {
+        let context = 512
+        let keys = [UInt16](repeating: Kernels.halfBits(0.5), count: context * headDim)
+        let q = [UInt16](repeating: Kernels.halfBits(0.25), count: headDim)
+        var scores = [Float](repeating: 0, count: context)
+        let us = measure(minimumSeconds: 0.2) {
+            keys.withUnsafeBufferPointer { k in
+                for t in 0..<context { scores[t] = Kernels.dotF16(k.baseAddress! + t * headDim, q, count: headDim) }
+            }
+        }
+        print(String(format: "attention K·q F16 %d × %d: %.2f µs", context, headDim, us))
     }
 
     // sgemm on dequantized panels: 512 prompt rows.

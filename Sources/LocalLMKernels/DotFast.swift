@@ -89,6 +89,65 @@ package enum DotFast {
     }
 
     @inline(__always)
+    package static func q2_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
+        var sum: Float = 0
+        for b in 0..<nb {
+            let x = w + 84 * b
+            let sc = u8(x), yq = UnsafePointer(a.qs + 256 * b), bs = a.bsums + 16 * b
+            var summs: Int32 = 0
+            for g in 0..<16 { summs &+= bs[g] &* Int32(sc[g] >> 4) }
+            var isum: Int32 = 0
+            for half in 0..<2 {
+                let q = u8(x + 16 + 32 * half)
+                for j in 0..<4 {
+                    let shift = UInt8(2 * j), g = 8 * half + 2 * j, y = yq + 128 * half + 32 * j
+                    var s0: Int32 = 0, s1: Int32 = 0
+                    for l in 0..<16 {
+                        s0 &+= Int32((q[l] >> shift) & 3) &* Int32(y[l])
+                        s1 &+= Int32((q[l + 16] >> shift) & 3) &* Int32(y[l + 16])
+                    }
+                    isum &+= Int32(sc[g] & 0x0F) &* s0 &+ Int32(sc[g + 1] & 0x0F) &* s1
+                }
+            }
+            let yd = a.scales[b]
+            sum += (yd * loadHalf(x, 80)) * Float(isum) - (yd * loadHalf(x, 82)) * Float(summs)
+        }
+        return sum
+    }
+
+    @inline(__always)
+    package static func q3_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
+        withUnsafeTemporaryAllocation(of: Int8.self, capacity: 16) { scaleBuffer in
+            let scales = scaleBuffer.baseAddress!
+            var sum: Float = 0
+            for b in 0..<nb {
+                let x = w + 110 * b
+                let yq = UnsafePointer(a.qs + 256 * b)
+                Dequantize.q3_KScales(x + 96, scales)
+                var isum: Int32 = 0
+                for half in 0..<2 {
+                    for j in 0..<4 {
+                        let shift = UInt8(2 * j), bit = UInt8(4 * half + j), g = 8 * half + 2 * j
+                        let y = yq + 128 * half + 32 * j
+                        let q = u8(x + 32 + 32 * half), hm = u8(x)
+                        var s0: Int32 = 0, s1: Int32 = 0
+                        for l in 0..<16 {
+                            // The high bit set means no −4 offset.
+                            let v0 = Int32((q[l] >> shift) & 3) &- (Int32(((hm[l] >> bit) & 1) ^ 1) << 2)
+                            let v1 = Int32((q[l + 16] >> shift) & 3) &- (Int32(((hm[l + 16] >> bit) & 1) ^ 1) << 2)
+                            s0 &+= v0 &* Int32(y[l])
+                            s1 &+= v1 &* Int32(y[l + 16])
+                        }
+                        isum &+= Int32(scales[g]) &* s0 &+ Int32(scales[g + 1]) &* s1
+                    }
+                }
+                sum += (loadHalf(x, 108) * a.scales[b]) * Float(isum)
+            }
+            return sum
+        }
+    }
+
+    @inline(__always)
     package static func q4_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
         var sum: Float = 0
         for b in 0..<nb {
@@ -179,6 +238,25 @@ package enum DotFast {
     @inline(__always)
     package static func f32(_ w: UnsafeRawPointer, _ x: UnsafePointer<Float>, _ n: Int) -> Float {
         Kernels.dot(w.assumingMemoryBound(to: Float.self), x, count: n)
+    }
+
+    /// BF16 weights · BF16-rounded activations (`a.blocks` holds the BF16 row), eight float lanes.
+    @inline(__always)
+    package static func bf16(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ n: Int) -> Float {
+        let x = w.assumingMemoryBound(to: UInt16.self), y = UnsafeRawPointer(a.blocks).assumingMemoryBound(to: UInt16.self)
+        var acc = SIMD8<Float>()
+        var i = 0
+        while i + 8 <= n {
+            let xb = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<UInt16>.self)
+            let yb = UnsafeRawPointer(y + i).loadUnaligned(as: SIMD8<UInt16>.self)
+            let xf = unsafeBitCast(SIMD8<UInt32>(truncatingIfNeeded: xb) &<< 16, to: SIMD8<Float>.self)
+            let yf = unsafeBitCast(SIMD8<UInt32>(truncatingIfNeeded: yb) &<< 16, to: SIMD8<Float>.self)
+            acc += xf * yf
+            i += 8
+        }
+        var sum = acc.sum()
+        while i < n { sum += bf16ToFloat(x[i]) * bf16ToFloat(y[i]); i += 1 }
+        return sum
     }
 
     /// F16 weights · F16-rounded activations (`a.blocks` holds the F16 row), accumulated in float.

@@ -1,38 +1,60 @@
 extension Kernels {
-    /// Σ a[i]·b[i] over F32 rows.
+    /// Σ a[i]·b[i] over F32 rows. Eight independent lanes (a float reduction does not vectorize by
+    /// itself, because reassociating it changes the result).
     public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
-        var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+        #if LOCALLM_NATIVE && arch(x86_64)
+        return VectorAVX2.dot(a, b, count: count)
+        #else
+        var acc = SIMD8<Float>()
         var i = 0
-        while i + 4 <= count {
-            s0 += a[i] * b[i]; s1 += a[i + 1] * b[i + 1]; s2 += a[i + 2] * b[i + 2]; s3 += a[i + 3] * b[i + 3]
-            i += 4
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        while i + 8 <= count {
+            acc += ra.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self) * rb.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
+            i += 8
         }
-        while i < count { s0 += a[i] * b[i]; i += 1 }
-        return (s0 + s1) + (s2 + s3)
+        var sum = acc.sum()
+        while i < count { sum += a[i] * b[i]; i += 1 }
+        return sum
+        #endif
     }
 
-    /// Σ a[i]·b[i] with `a` an F16 row (bit patterns) and `b` F16 too — as ggml's F16 K·Q.
+    /// Σ a[i]·b[i] with both rows F16 (bit patterns), accumulated in float — as ggml's F16 K·Q.
     public static func dotF16(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, count: Int) -> Float {
-        var s0: Float = 0, s1: Float = 0
+        #if LOCALLM_NATIVE && arch(x86_64)
+        return VectorAVX2.dotF16(a, b, count: count)
+        #else
+        var acc = SIMD8<Float>()
         var i = 0
-        while i + 2 <= count {
-            s0 += halfToFloat(a[i]) * halfToFloat(b[i]); s1 += halfToFloat(a[i + 1]) * halfToFloat(b[i + 1])
-            i += 2
+        while i + 8 <= count {
+            var x = SIMD8<Float>(), y = SIMD8<Float>()
+            for l in 0..<8 { x[l] = halfToFloat(a[i + l]); y[l] = halfToFloat(b[i + l]) }
+            acc += x * y
+            i += 8
         }
-        if i < count { s0 += halfToFloat(a[i]) * halfToFloat(b[i]) }
-        return s0 + s1
+        var sum = acc.sum()
+        while i < count { sum += halfToFloat(a[i]) * halfToFloat(b[i]); i += 1 }
+        return sum
+        #endif
     }
 
     /// Σ a[i]·b[i] with `a` an F16 row and `b` F32.
     public static func dotF16F32(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<Float>, count: Int) -> Float {
-        var s0: Float = 0, s1: Float = 0
+        #if LOCALLM_NATIVE && arch(x86_64)
+        return VectorAVX2.dotF16F32(a, b, count: count)
+        #else
+        var acc = SIMD8<Float>()
         var i = 0
-        while i + 2 <= count {
-            s0 += halfToFloat(a[i]) * b[i]; s1 += halfToFloat(a[i + 1]) * b[i + 1]
-            i += 2
+        let rb = UnsafeRawPointer(b)
+        while i + 8 <= count {
+            var x = SIMD8<Float>()
+            for l in 0..<8 { x[l] = halfToFloat(a[i + l]) }
+            acc += x * rb.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
+            i += 8
         }
-        if i < count { s0 += halfToFloat(a[i]) * b[i] }
-        return s0 + s1
+        var sum = acc.sum()
+        while i < count { sum += halfToFloat(a[i]) * b[i]; i += 1 }
+        return sum
+        #endif
     }
 
     /// y[i] += α·x[i] over F32 rows.
