@@ -15,7 +15,7 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedVersion(UInt32)
         /// A count or length read from the file cannot possibly fit in the bytes that remain.
         case absurdCount(what: String, count: UInt64, remainingBytes: Int)
-        /// A key or tensor name longer than the reader accepts (see ``GGUFFile``'s limits).
+        /// A key longer than 65,535 bytes or a tensor name longer than 255 (ggml's own limit is 63).
         case nameTooLong(what: String, length: UInt64, limit: Int)
         /// A key, tensor name or string value that is not valid UTF-8.
         case invalidUTF8
@@ -27,7 +27,7 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
         case duplicateKey
         /// Two tensors with the same name.
         case duplicateTensor
-        /// Arrays nested deeper than ``GGUFFile/maximumArrayNesting``.
+        /// Arrays nested more than 8 deep (each level costs a stack frame while parsing).
         case nestingTooDeep(limit: Int)
         /// `general.alignment` is not a power of two in 1...2^30, or not an integer.
         case badAlignment(String)
