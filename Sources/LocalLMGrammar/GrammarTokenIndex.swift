@@ -39,7 +39,7 @@ public final class GrammarTokenIndex: Sendable {
     /// Explores single stacks (at most `maxStacks`; recursive grammars have unboundedly many, but
     /// their keys repeat). Returns the number of cached states. Safe to call while matchers run.
     @discardableResult
-    public func precompute(maxStacks: Int = 200_000) -> Int {
+    public func precompute(maxStacks: Int = 20_000) -> Int {
         let g = grammar
         var pool = StackPool()
         let (start, _) = pool.start(g)
@@ -98,51 +98,86 @@ public final class GrammarTokenIndex: Sendable {
         }
         var q = bottomParent
         for p in frames.reversed() { q = pool.node(p, q) }
-        pool.sets = [q]
 
-        var accepted: [Int32] = []
-        var uncertain: [Int32] = []
-        func addRange(_ a: Int32, _ b: Int32, to list: inout [Int32]) {
-            if a < b { list.append(contentsOf: trie.order[Int(a)..<Int(b)]) }
+        // Stack sets met during the walk are interned, and each set's transition on each byte is
+        // computed once (a lazily built DFA): string content, where almost every token is
+        // allowed, keeps returning to the same few sets.
+        var members: [[Int32]] = []
+        var nextBytes: [ByteSet] = []
+        var table: [Int32] = []  // per set, 256 entries: -1 unknown, else (set + 1) << 2 | flags
+        var index: [[Int32]: Int32] = [:]
+        func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
+            if let id = index[m] { return id }
+            let id = Int32(members.count)
+            members.append(m)
+            pool.sets = m
+            nextBytes.append(pool.nextBytes(g, 0..<m.count))
+            table.append(contentsOf: repeatElement(-1, count: 256))
+            index[m] = id
+            return id
         }
-        // Depth-first over the trie: (node, stack-set range, a path escaped above, next edge).
-        struct Frame { var node: Int32; var range: Range<Int>; var escapedAbove: Bool; var edge: Int32; var next: ByteSet }
-        var dfs: [Frame] = [Frame(node: 0, range: 0..<1, escapedAbove: false, edge: trie.childStart[0], next: pool.nextBytes(g, 0..<1))]
+        func step(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> (set: Int32, accepting: Bool, escaped: Bool) {
+            let slot = Int(set) * 256 + Int(byte)
+            var v = table[slot]
+            if v < 0 {
+                let m = members[Int(set)]
+                pool.sets = m
+                let (r, flags) = pool.advance(g, 0..<m.count, byte)
+                let next = Array(pool.sets[r]).sorted()
+                let id: Int32 = next.isEmpty ? -1 : intern(next, &pool)
+                v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
+                table[slot] = v
+            }
+            return ((v >> 2) - 1, v & 1 != 0, v & 2 != 0)
+        }
+        let startSet = intern([q], &pool)
+
+        // Ranges of `trie.order`; depth-first order makes neighbours touch, so they merge.
+        var accepted: [Range<Int32>] = []
+        var uncertain: [Range<Int32>] = []
+        func addRange(_ a: Int32, _ b: Int32, to list: inout [Range<Int32>]) {
+            guard a < b else { return }
+            if let last = list.last, last.upperBound == a {
+                list[list.count - 1] = last.lowerBound..<b
+            } else {
+                list.append(a..<b)
+            }
+        }
+        // Depth-first over the trie: (node, stack set, a path escaped above, next edge).
+        struct Frame { var node: Int32; var set: Int32; var escapedAbove: Bool; var edge: Int32 }
+        var dfs: [Frame] = [Frame(node: 0, set: startSet, escapedAbove: false, edge: trie.childStart[0])]
         while !dfs.isEmpty {
             let top = dfs[dfs.count - 1]
             let node = Int(top.node)
             if top.edge >= trie.childStart[node + 1] {
                 dfs.removeLast()
-                pool.sets.removeSubrange(top.range.lowerBound...)
                 continue
             }
             dfs[dfs.count - 1].edge += 1
             let e = Int(top.edge)
             let child = Int(trie.edgeChild[e])
             let byte = trie.edgeByte[e]
-            if !dfs[dfs.count - 1].next.contains(byte) {
+            if !nextBytes[Int(top.set)].contains(byte) {
                 // No stack takes this byte: the whole subtree dies here (uncertain if a path escaped above).
                 if top.escapedAbove { addRange(trie.tokensStart[child], trie.subtreeEnd[child], to: &uncertain) }
                 continue
             }
-            let mark = pool.sets.count
-            let (range, flags) = pool.advance(g, top.range, byte)
-            let alive = !range.isEmpty
-            if alive || flags.escaped || flags.accepting {
+            let (next, accepting, escapedHere) = step(top.set, byte, &pool)
+            let alive = next >= 0
+            if alive || escapedHere || accepting {
                 addRange(trie.tokensStart[child], trie.tokensEnd[child], to: &accepted)
             } else if top.escapedAbove {
                 addRange(trie.tokensStart[child], trie.tokensEnd[child], to: &uncertain)
             }
-            let escaped = top.escapedAbove || flags.escaped
+            let escaped = top.escapedAbove || escapedHere
             if alive {
-                dfs.append(Frame(node: Int32(child), range: range, escapedAbove: escaped, edge: trie.childStart[child],
-                                 next: pool.nextBytes(g, range)))
-            } else {
-                if escaped { addRange(trie.tokensEnd[child], trie.subtreeEnd[child], to: &uncertain) }
-                pool.sets.removeSubrange(mark...)
+                dfs.append(Frame(node: Int32(child), set: next, escapedAbove: escaped, edge: trie.childStart[child]))
+            } else if escaped {
+                addRange(trie.tokensEnd[child], trie.subtreeEnd[child], to: &uncertain)
             }
         }
-        return MaskEntry(accepted: accepted, uncertain: uncertain, tokens: tokens)
+        func ids(_ ranges: [Range<Int32>]) -> [Int32] { ranges.flatMap { trie.order[Int($0.lowerBound)..<Int($0.upperBound)] } }
+        return MaskEntry(accepted: ids(accepted), uncertain: ids(uncertain), tokens: tokens)
     }
 }
 
