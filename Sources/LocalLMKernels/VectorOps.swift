@@ -23,17 +23,20 @@ extension Kernels {
         #if LOCALLM_NATIVE && arch(x86_64)
         return VectorAVX2.dotF16(a, b, count: count)
         #else
-        var acc = SIMD8<Float>()
-        var i = 0
-        while i + 8 <= count {
-            var x = SIMD8<Float>(), y = SIMD8<Float>()
-            for l in 0..<8 { x[l] = halfToFloat(a[i + l]); y[l] = halfToFloat(b[i + l]) }
-            acc += x * y
-            i += 8
+        return HalfTable.values.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
+            var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+            var i = 0
+            while i + 4 <= count {
+                s0 += t[Int(a[i])] * t[Int(b[i])]
+                s1 += t[Int(a[i + 1])] * t[Int(b[i + 1])]
+                s2 += t[Int(a[i + 2])] * t[Int(b[i + 2])]
+                s3 += t[Int(a[i + 3])] * t[Int(b[i + 3])]
+                i += 4
+            }
+            while i < count { s0 += t[Int(a[i])] * t[Int(b[i])]; i += 1 }
+            return (s0 + s1) + (s2 + s3)
         }
-        var sum = acc.sum()
-        while i < count { sum += halfToFloat(a[i]) * halfToFloat(b[i]); i += 1 }
-        return sum
         #endif
     }
 
@@ -42,18 +45,20 @@ extension Kernels {
         #if LOCALLM_NATIVE && arch(x86_64)
         return VectorAVX2.dotF16F32(a, b, count: count)
         #else
-        var acc = SIMD8<Float>()
-        var i = 0
-        let rb = UnsafeRawPointer(b)
-        while i + 8 <= count {
-            var x = SIMD8<Float>()
-            for l in 0..<8 { x[l] = halfToFloat(a[i + l]) }
-            acc += x * rb.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
-            i += 8
+        return HalfTable.values.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
+            var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+            var i = 0
+            while i + 4 <= count {
+                s0 += t[Int(a[i])] * b[i]
+                s1 += t[Int(a[i + 1])] * b[i + 1]
+                s2 += t[Int(a[i + 2])] * b[i + 2]
+                s3 += t[Int(a[i + 3])] * b[i + 3]
+                i += 4
+            }
+            while i < count { s0 += t[Int(a[i])] * b[i]; i += 1 }
+            return (s0 + s1) + (s2 + s3)
         }
-        var sum = acc.sum()
-        while i < count { sum += halfToFloat(a[i]) * b[i]; i += 1 }
-        return sum
         #endif
     }
 
@@ -64,7 +69,13 @@ extension Kernels {
 
     /// y[i] += α·x[i] with `x` an F16 row (e.g. a V cache row).
     public static func axpyF16(_ alpha: Float, _ x: UnsafePointer<UInt16>, _ y: UnsafeMutablePointer<Float>, count: Int) {
+        #if LOCALLM_NATIVE
         for i in 0..<count { y[i] += alpha * halfToFloat(x[i]) }
+        #else
+        HalfTable.values.withUnsafeBufferPointer { t in
+            for i in 0..<count { y[i] += alpha * t[Int(x[i])] }
+        }
+        #endif
     }
 
     /// y[i] *= α.
@@ -85,4 +96,10 @@ extension Kernels {
     /// One F32 value → F16 bits, and back (for callers that handle single values).
     public static func halfBits(_ value: Float) -> UInt16 { floatToHalf(value) }
     public static func float(halfBits bits: UInt16) -> Float { halfToFloat(bits) }
+}
+
+/// Without F16C (portable builds) half→float goes through a 65536-entry table, as ggml does
+/// (`ggml_table_f32_f16`): one load per element instead of a bit construction with branches.
+enum HalfTable {
+    static let values: [Float] = (0...UInt16.max).map { halfToFloat($0) }
 }
