@@ -13,6 +13,7 @@ let allSuites: [BenchmarkSuite] = [
     tokenizerBenchmark,
     grammarBenchmark,
     kernelsBenchmark,
+    endToEndBenchmark,
 ]
 
 func runBenchmarks() async throws {

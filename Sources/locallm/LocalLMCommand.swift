@@ -11,6 +11,9 @@ struct LocalLMCommand: AsyncParsableCommand {
             TokenizeCommand.self,
             DetokenizeCommand.self,
             TemplateCommand.self,
+            GenerateCommand.self,
+            LogitsCommand.self,
+            BenchCommand.self,
         ]
     )
 }

@@ -1,0 +1,74 @@
+/// How one decoder-only transformer is wired, as read from its GGUF keys by its architecture file.
+///
+/// The forward pass (``TransformerModel``) is shared by every architecture; each architecture file
+/// turns its own keys into this description, so adding a model means adding a file.
+public struct TransformerConfiguration: Sendable, Equatable {
+    /// How RoPE pairs the dimensions of a head.
+    public enum RoPEPairing: Sendable, Equatable {
+        /// (2i, 2i + 1): ggml's "norm" mode, used by llama.
+        case adjacent
+        /// (i, i + d/2): ggml's NeoX mode, used by gemma3, qwen2 and qwen3.
+        case neox
+    }
+
+    /// The gated feed-forward's activation.
+    public enum Activation: Sendable, Equatable {
+        /// SwiGLU: silu(gate) · up.
+        case silu
+        /// GeGLU with the tanh approximation of GELU: gelu(gate) · up.
+        case geluTanh
+    }
+
+    public var architecture: String
+    /// Residual stream width (`embedding_length`).
+    public var width: Int
+    public var layerCount: Int
+    public var headCount: Int
+    public var kvHeadCount: Int
+    /// Size of one query/key head (`attention.key_length`, else width / heads).
+    public var keyLength: Int
+    /// Size of one value head (`attention.value_length`, else width / heads).
+    public var valueLength: Int
+    public var feedForwardLength: Int
+    public var vocabularySize: Int
+    /// The context length the model was trained for (`context_length`).
+    public var trainedContextLength: Int
+    public var rmsEpsilon: Float
+
+    public var ropePairing: RoPEPairing
+    /// Dimensions of each head that RoPE rotates (`rope.dimension_count`, else keyLength).
+    public var ropeDimensions: Int
+    /// RoPE base of global-attention layers (`rope.freq_base`).
+    public var ropeBase: Float
+    /// RoPE base of sliding-window layers.
+    public var ropeBaseSliding: Float
+    /// Linear RoPE scaling: positions are multiplied by this (1 / `rope.scaling.factor`).
+    public var ropeFrequencyScale: Float
+
+    /// Attention window of sliding-window layers, if the model has any.
+    public var slidingWindow: Int?
+    /// Per layer: whether it attends only to the last `slidingWindow` positions.
+    public var slidingLayers: [Bool]
+
+    /// Multiplies the token embeddings (gemma: sqrt(width)); nil for none.
+    public var embeddingScale: Float?
+    /// Multiplies the queries after RoPE (gemma), in which case the softmax scale is 1.
+    /// When nil the softmax scale is 1/sqrt(keyLength), as in llama.
+    public var queryScale: Float?
+    public var hasQKVBias: Bool
+    /// Per-head RMSNorm of queries and keys before RoPE (gemma3, qwen3).
+    public var hasQKNorm: Bool
+    /// RMSNorm of the attention and FFN outputs before they join the residual (gemma3).
+    public var hasPostNorms: Bool
+    public var activation: Activation
+
+    /// The softmax scale applied to K·Q.
+    public var attentionScale: Float {
+        queryScale == nil ? 1 / Float(keyLength).squareRoot() : 1
+    }
+
+    /// Whether layer `layer` uses the sliding window.
+    public func isSliding(_ layer: Int) -> Bool {
+        slidingWindow != nil && layer < slidingLayers.count && slidingLayers[layer]
+    }
+}

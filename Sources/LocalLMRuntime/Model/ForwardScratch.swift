@@ -1,0 +1,74 @@
+import LocalLMKernels
+
+/// The buffers one forward pass needs, allocated once per sequence (no allocation per token).
+final class ForwardScratch {
+    let batchSize: Int
+    let threads: Int
+    /// Residual stream `[batch × width]`.
+    let x: UnsafeMutablePointer<Float>
+    /// Normalized input of a projection `[batch × width]`.
+    let normed: UnsafeMutablePointer<Float>
+    /// Queries `[batch × heads·keyLength]`, keys `[batch × kvHeads·keyLength]`, values `[batch × kvHeads·valueLength]`.
+    let q: UnsafeMutablePointer<Float>
+    let k: UnsafeMutablePointer<Float>
+    let v: UnsafeMutablePointer<Float>
+    /// Attention output `[batch × heads·valueLength]`.
+    let attention: UnsafeMutablePointer<Float>
+    /// A projection back to the residual width `[batch × width]`.
+    let projected: UnsafeMutablePointer<Float>
+    /// FFN gate and up `[batch × ff]`.
+    let gate: UnsafeMutablePointer<Float>
+    let up: UnsafeMutablePointer<Float>
+    /// The rounded copy of a matrix product's input `[batch × max columns]`.
+    let rounded: UnsafeMutablePointer<Float>
+    /// Q4_1/Q5_1 block-sum corrections `[batch × (max columns/32 + max rows)]`.
+    let correction: UnsafeMutablePointer<Float>
+    /// Rows of logits computed per output product (bounds the correction scratch for a large vocabulary).
+    static let logitChunk = 8
+    /// The kernels' own scratch (quantized activations, dequantized panels).
+    let kernel = KernelScratch()
+    /// Per thread: attention scores `[contextSize]` and a rounded query `[keyLength]`.
+    let scores: UnsafeMutablePointer<Float>
+    let roundedQueries: UnsafeMutablePointer<Float>
+    /// RoPE (cos, sin) pairs `[ropeDimensions]`, for global and sliding layers.
+    let ropeGlobal: UnsafeMutablePointer<Float>
+    let ropeSliding: UnsafeMutablePointer<Float>
+    let contextSize: Int
+    let keyLength: Int
+    private var all: [UnsafeMutablePointer<Float>] = []
+
+    init(configuration c: TransformerConfiguration, batchSize: Int, contextSize: Int, threads: Int) {
+        self.batchSize = batchSize
+        self.threads = threads
+        self.contextSize = contextSize
+        self.keyLength = c.keyLength
+        let maxColumns = max(c.width, c.feedForwardLength, c.headCount * c.valueLength)
+        var list: [UnsafeMutablePointer<Float>] = []
+        func make(_ count: Int) -> UnsafeMutablePointer<Float> {
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: max(count, 1))
+            p.initialize(repeating: 0, count: max(count, 1))
+            list.append(p)
+            return p
+        }
+        x = make(batchSize * c.width)
+        normed = make(batchSize * c.width)
+        q = make(batchSize * c.headCount * c.keyLength)
+        k = make(batchSize * c.kvHeadCount * c.keyLength)
+        v = make(batchSize * c.kvHeadCount * c.valueLength)
+        attention = make(batchSize * c.headCount * c.valueLength)
+        projected = make(batchSize * c.width)
+        gate = make(batchSize * c.feedForwardLength)
+        up = make(batchSize * c.feedForwardLength)
+        rounded = make(batchSize * maxColumns)
+        scores = make(threads * contextSize)
+        let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength)
+        correction = make(batchSize * (maxColumns / 32 + maxRows)
+                          + ForwardScratch.logitChunk * (c.width / 32 + c.vocabularySize))
+        roundedQueries = make(threads * c.keyLength)
+        ropeGlobal = make(c.ropeDimensions)
+        ropeSliding = make(c.ropeDimensions)
+        all = list
+    }
+
+    deinit { for p in all { p.deallocate() } }
+}

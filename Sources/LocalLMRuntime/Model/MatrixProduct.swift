@@ -1,0 +1,51 @@
+import LocalLMKernels
+
+/// Y[n × rows] = X[n × columns] · Wᵀ, rounding X as ggml does.
+///
+/// One row (decode) goes to the quantized matvec, which quantizes the activation itself as llama.cpp
+/// does. Batches go to the sgemm-on-dequantized-panels matmul after X has been rounded to the weight's
+/// activation format (``ActivationRounding``), because llama.cpp quantizes the activations of batches
+/// too: without that, prefill logits would drift from the reference.
+enum MatrixProduct {
+    /// - Parameters:
+    ///   - x: `[n × w.columns]`, left unchanged.
+    ///   - y: `[n × w.rows]`.
+    ///   - rounded: scratch of `n × w.columns` floats.
+    ///   - correction: scratch of `n × (w.columns/32 + w.rows)` floats (Q4_1/Q5_1 only).
+    static func multiply(_ w: Linear, _ x: UnsafePointer<Float>, rows n: Int, into y: UnsafeMutablePointer<Float>,
+                         rounded: UnsafeMutablePointer<Float>, correction: UnsafeMutablePointer<Float>,
+                         pool: ThreadPool, scratch: KernelScratch) {
+        let m = w.matrix
+        if n == 1 {
+            Kernels.matvec(m, x, y, pool: pool, scratch: scratch)
+            return
+        }
+        let columns = m.columns
+        let format = ActivationRounding.format(for: m.type)
+        if format == .none {
+            Kernels.matmul(m, x, rowsOfX: n, y, pool: pool, scratch: scratch)
+            return
+        }
+        rounded.update(from: x, count: n * columns)
+        if let mins = w.blockMins {
+            // Per token and block: f16(d·Σq) − f16(d)·Σq, the part of ggml's Q8_1 block sum that the
+            // dequantized product misses (computed before rounding X, from the same quantization).
+            let blocks = columns / 32
+            for t in 0..<n {
+                ActivationRounding.q8_1SumErrors(rounded + t * columns, blocks: blocks, into: correction + t * blocks)
+            }
+            for t in 0..<n { ActivationRounding.apply(format, rounded + t * columns, count: columns) }
+            Kernels.matmul(m, rounded, rowsOfX: n, y, pool: pool, scratch: scratch)
+            let extra = correction + n * blocks
+            mins.withUnsafeBufferPointer { mins in
+                guard let minMatrix = try? WeightMatrix(type: .f32, rows: m.rows, columns: blocks,
+                                                        data: UnsafeRawPointer(mins.baseAddress!)) else { return }
+                Kernels.matmul(minMatrix, correction, rowsOfX: n, extra, pool: pool, scratch: scratch)
+            }
+            for i in 0..<(n * m.rows) { y[i] += extra[i] }
+            return
+        }
+        for t in 0..<n { ActivationRounding.apply(format, rounded + t * columns, count: columns) }
+        Kernels.matmul(m, rounded, rowsOfX: n, y, pool: pool, scratch: scratch)
+    }
+}

@@ -1,0 +1,184 @@
+import LocalLMKernels
+
+extension ModelSequence {
+    /// Evaluates one batch of tokens at the cache's next positions, appends their keys and values,
+    /// and writes the logits of the batch rows in `logitRows` to `logits` (`[logitRows.count × vocab]`).
+    ///
+    /// The caller has checked the ids and that the batch fits in the cache and in `batchSize`.
+    func forward(_ ids: [Int], logitRows: Range<Int>, into logits: UnsafeMutablePointer<Float>) {
+        let c = model.configuration
+        let w = model.weights
+        let s = scratch
+        let n = ids.count
+        let start = cache.count
+        let width = c.width
+        let qWidth = c.headCount * c.keyLength
+        let kWidth = c.kvHeadCount * c.keyLength
+        let vWidth = c.kvHeadCount * c.valueLength
+        let ff = c.feedForwardLength
+
+        func multiply(_ m: Linear, _ input: UnsafePointer<Float>, rows: Int, _ output: UnsafeMutablePointer<Float>) {
+            MatrixProduct.multiply(m, input, rows: rows, into: output, rounded: s.rounded, correction: s.correction,
+                                   pool: model.pool, scratch: s.kernel)
+        }
+
+        // Embeddings (gemma scales them by sqrt(width)).
+        for (t, id) in ids.enumerated() {
+            let row = s.x + t * width
+            Kernels.dequantizeRow(w.tokenEmbedding, row: id, into: row)
+            if let scale = c.embeddingScale { for i in 0..<width { row[i] *= scale } }
+        }
+
+        for (l, layer) in w.layers.enumerated() {
+            let sliding = c.isSliding(l)
+            // Attention block.
+            layer.attentionNorm.withUnsafeBufferPointer { g in
+                for t in 0..<n {
+                    TransformerMath.rmsNorm(s.x + t * width, weight: g.baseAddress!, count: width,
+                                            epsilon: c.rmsEpsilon, into: s.normed + t * width)
+                }
+            }
+            multiply(layer.query, s.normed, rows: n, s.q)
+            multiply(layer.key, s.normed, rows: n, s.k)
+            multiply(layer.value, s.normed, rows: n, s.v)
+            if let b = layer.queryBias { addBias(b, s.q, rows: n) }
+            if let b = layer.keyBias { addBias(b, s.k, rows: n) }
+            if let b = layer.valueBias { addBias(b, s.v, rows: n) }
+            if let qn = layer.queryNorm, let kn = layer.keyNorm {
+                headNorm(qn, s.q, heads: n * c.headCount, length: c.keyLength, epsilon: c.rmsEpsilon)
+                headNorm(kn, s.k, heads: n * c.kvHeadCount, length: c.keyLength, epsilon: c.rmsEpsilon)
+            }
+            let base = sliding ? c.ropeBaseSliding : c.ropeBase
+            let frequencyScale = sliding ? 1 : c.ropeFrequencyScale
+            for t in 0..<n {
+                TransformerMath.ropeTable(position: start + t, dimensions: c.ropeDimensions, base: base,
+                                          frequencyScale: frequencyScale, into: s.ropeGlobal)
+                for h in 0..<c.headCount {
+                    TransformerMath.rope(s.q + t * qWidth + h * c.keyLength, cosSin: s.ropeGlobal,
+                                         dimensions: c.ropeDimensions, pairing: c.ropePairing)
+                }
+                for h in 0..<c.kvHeadCount {
+                    TransformerMath.rope(s.k + t * kWidth + h * c.keyLength, cosSin: s.ropeGlobal,
+                                         dimensions: c.ropeDimensions, pairing: c.ropePairing)
+                }
+            }
+            if let qs = c.queryScale { for i in 0..<(n * qWidth) { s.q[i] *= qs } }
+            for t in 0..<n {
+                cache.store(layer: l, position: start + t, key: s.k + t * kWidth, value: s.v + t * vWidth)
+            }
+            attend(layer: l, tokens: n, start: start, sliding: sliding)
+            multiply(layer.attentionOutput, s.attention, rows: n, s.projected)
+            if let g = layer.attentionPostNorm { normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon) }
+            for i in 0..<(n * width) { s.x[i] += s.projected[i] }
+
+            // Feed-forward block.
+            layer.ffnNorm.withUnsafeBufferPointer { g in
+                for t in 0..<n {
+                    TransformerMath.rmsNorm(s.x + t * width, weight: g.baseAddress!, count: width,
+                                            epsilon: c.rmsEpsilon, into: s.normed + t * width)
+                }
+            }
+            multiply(layer.gate, s.normed, rows: n, s.gate)
+            multiply(layer.up, s.normed, rows: n, s.up)
+            switch c.activation {
+            case .silu:
+                TransformerMath.swiglu(gate: s.gate, up: s.up, count: n * ff, into: s.gate)
+            case .geluTanh:
+                TransformerMath.geluTable.withUnsafeBufferPointer { table in
+                    TransformerMath.geglu(gate: s.gate, up: s.up, count: n * ff, table: table.baseAddress!, into: s.gate)
+                }
+            }
+            multiply(layer.down, s.gate, rows: n, s.projected)
+            if let g = layer.ffnPostNorm { normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon) }
+            for i in 0..<(n * width) { s.x[i] += s.projected[i] }
+        }
+        cache.commit(n)
+
+        // Logits only where asked: the LM head is the largest matrix (70% of Gemma's bytes).
+        guard !logitRows.isEmpty else { return }
+        w.outputNorm.withUnsafeBufferPointer { g in
+            for (r, t) in logitRows.enumerated() {
+                TransformerMath.rmsNorm(s.x + t * width, weight: g.baseAddress!, count: width,
+                                        epsilon: c.rmsEpsilon, into: s.normed + r * width)
+            }
+        }
+        var done = 0
+        while done < logitRows.count {
+            let rows = min(logitRows.count - done, ForwardScratch.logitChunk)
+            MatrixProduct.multiply(w.output, s.normed + done * width, rows: rows, into: logits + done * c.vocabularySize,
+                                   rounded: s.rounded, correction: s.correction, pool: model.pool, scratch: s.kernel)
+            done += rows
+        }
+    }
+
+    private func addBias(_ bias: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int) {
+        bias.withUnsafeBufferPointer { b in
+            for t in 0..<rows {
+                let row = y + t * b.count
+                for i in 0..<b.count { row[i] += b[i] }
+            }
+        }
+    }
+
+    private func headNorm(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, heads: Int, length: Int, epsilon: Float) {
+        weight.withUnsafeBufferPointer { g in
+            for h in 0..<heads {
+                TransformerMath.rmsNorm(y + h * length, weight: g.baseAddress!, count: length, epsilon: epsilon, into: y + h * length)
+            }
+        }
+    }
+
+    private func normRows(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int, width: Int, epsilon: Float) {
+        weight.withUnsafeBufferPointer { g in
+            for t in 0..<rows {
+                TransformerMath.rmsNorm(y + t * width, weight: g.baseAddress!, count: width, epsilon: epsilon, into: y + t * width)
+            }
+        }
+    }
+
+    /// Attention of every (token, head) of the batch, split between threads.
+    private func attend(layer: Int, tokens n: Int, start: Int, sliding: Bool) {
+        let c = model.configuration
+        let s = scratch
+        let window = sliding ? (c.slidingWindow ?? Int.max) : Int.max
+        let group = c.headCount / c.kvHeadCount
+        let qWidth = c.headCount * c.keyLength
+        let aWidth = c.headCount * c.valueLength
+        let kStride = c.kvHeadCount * c.keyLength
+        let vStride = c.kvHeadCount * c.valueLength
+        let scale = c.attentionScale
+        let keys = cache.keyBase(layer), values = cache.valueBase(layer)
+        let type = cache.type
+        let jobs = n * c.headCount
+        model.pool.run { part, parts in
+            let scores = s.scores + part * s.contextSize
+            let roundedQuery = s.roundedQueries + part * s.keyLength
+            var job = part
+            while job < jobs {
+                let t = job / c.headCount, h = job % c.headCount
+                let position = start + t
+                let lower = window == Int.max ? 0 : max(0, position - window + 1)
+                let range = lower..<(position + 1)
+                let query = UnsafePointer(s.q + t * qWidth + h * c.keyLength)
+                let out = s.attention + t * aWidth + h * c.valueLength
+                let kvHead = h / group
+                switch type {
+                case .f16:
+                    Attention.head(query: query, keys: keys.assumingMemoryBound(to: Float16.self),
+                                   values: values.assumingMemoryBound(to: Float16.self),
+                                   keyStride: kStride, valueStride: vStride, keyOffset: kvHead * c.keyLength,
+                                   valueOffset: kvHead * c.valueLength, keyLength: c.keyLength, valueLength: c.valueLength,
+                                   range: range, scale: scale, scores: scores, roundedQuery: roundedQuery, out: out)
+                case .f32:
+                    Attention.head(query: query, keys: keys.assumingMemoryBound(to: Float.self),
+                                   values: values.assumingMemoryBound(to: Float.self),
+                                   keyStride: kStride, valueStride: vStride, keyOffset: kvHead * c.keyLength,
+                                   valueOffset: kvHead * c.valueLength, keyLength: c.keyLength, valueLength: c.valueLength,
+                                   range: range, scale: scale, scores: scores, roundedQuery: roundedQuery, out: out)
+                }
+                job += parts
+            }
+        }
+    }
+}
+

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The element-wise pieces of the forward pass, computed as ggml's CPU backend computes them
+/// (RMSNorm sum in double, RoPE angles by repeated multiplication in float, GELU through an F16 table).
+enum TransformerMath {
+    /// y = (x · 1/sqrt(mean(x²) + eps)) · weight over `count` elements; the sum of squares is
+    /// accumulated in Double as ggml_compute_forward_rms_norm does. `y` may alias `x`.
+    @inline(__always)
+    static func rmsNorm(_ x: UnsafePointer<Float>, weight: UnsafePointer<Float>, count: Int, epsilon: Float,
+                        into y: UnsafeMutablePointer<Float>) {
+        var sum: Double = 0
+        for i in 0..<count { sum += Double(x[i] * x[i]) }
+        let mean = Float(sum / Double(count))
+        let scale = 1 / (mean + epsilon).squareRoot()
+        for i in 0..<count { y[i] = (x[i] * scale) * weight[i] }
+    }
+
+    /// Rotates one head in place. `cosSin` holds (cos, sin) per pair, `dimensions` values in all.
+    @inline(__always)
+    static func rope(_ head: UnsafeMutablePointer<Float>, cosSin: UnsafePointer<Float>, dimensions: Int,
+                     pairing: TransformerConfiguration.RoPEPairing) {
+        switch pairing {
+        case .adjacent:
+            var i = 0
+            while i < dimensions {
+                let c = cosSin[i], s = cosSin[i + 1]
+                let x0 = head[i], x1 = head[i + 1]
+                head[i] = x0 * c - x1 * s
+                head[i + 1] = x0 * s + x1 * c
+                i += 2
+            }
+        case .neox:
+            let half = dimensions / 2
+            for i in 0..<half {
+                let c = cosSin[2 * i], s = cosSin[2 * i + 1]
+                let x0 = head[i], x1 = head[i + half]
+                head[i] = x0 * c - x1 * s
+                head[i + half] = x0 * s + x1 * c
+            }
+        }
+    }
+
+    /// (cos, sin) for each rotated pair at `position`, as ggml_rope_cache_init: theta starts at the
+    /// position and is multiplied by base^(-2/d) (in float) from one pair to the next.
+    static func ropeTable(position: Int, dimensions: Int, base: Float, frequencyScale: Float,
+                          into table: UnsafeMutablePointer<Float>) {
+        let thetaScale = powf(base, -2 / Float(dimensions))
+        var theta = Float(position)
+        var i = 0
+        while i < dimensions {
+            let angle = frequencyScale * theta
+            table[i] = cosf(angle)
+            table[i + 1] = sinf(angle)
+            theta *= thetaScale
+            i += 2
+        }
+    }
+
+    /// ggml's GELU (tanh approximation) of every F16 value, itself rounded to F16: ggml's CPU backend
+    /// evaluates GELU through this table (GGML_GELU_FP16).
+    static let geluTable: [Float] = (0..<65536).map { bits in
+        let x = Float(Float16(bitPattern: UInt16(bits)))
+        let coefA: Float = 0.044715
+        let sqrt2OverPi: Float = 0.79788456080286535587989211986876
+        let y = 0.5 * x * (1 + tanhf(sqrt2OverPi * x * (1 + coefA * x * x)))
+        return Float(Float16(y))
+    }
+
+    /// y = gelu(gate) · up, as ggml_vec_geglu_f32.
+    @inline(__always)
+    static func geglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, count: Int,
+                      table: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
+        for i in 0..<count {
+            let x = gate[i]
+            if x <= -10 {
+                y[i] = 0
+            } else if x >= 10 {
+                y[i] = x * up[i]
+            } else {
+                y[i] = table[Int(Float16(x).bitPattern)] * up[i]
+            }
+        }
+    }
+
+    /// y = silu(gate) · up, as ggml_vec_swiglu_f32.
+    @inline(__always)
+    static func swiglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, count: Int,
+                       into y: UnsafeMutablePointer<Float>) {
+        for i in 0..<count {
+            let x = gate[i]
+            y[i] = x / (1 + expf(-x)) * up[i]
+        }
+    }
+}

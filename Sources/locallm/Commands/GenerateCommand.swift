@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import LocalLMRuntime
+
+/// `locallm generate`: text from a prompt, streamed to stdout, or one JSON line with --json.
+struct GenerateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate text from a prompt (a user message in the model's chat template unless --raw)."
+    )
+
+    @Option(help: "Path to a GGUF model.") var model: String
+    @Option(help: "The prompt.") var prompt: String
+    @Option(help: "Tokens to generate at most.") var maxTokens: Int = 256
+    @Option(help: "Sampling temperature; 0 is greedy.") var temperature: Float = 0.8
+    @Option(help: "Keep the k most likely tokens (0: all).") var topK: Int = 40
+    @Option(help: "Nucleus sampling threshold (1: off).") var topP: Float = 0.95
+    @Option(help: "Keep tokens at least this fraction as likely as the best (0: off).") var minP: Float = 0.05
+    @Option(help: "Random seed.") var seed: UInt64 = 0
+    @Option(help: "Context size in tokens.") var contextSize: Int = 4096
+    @Option(help: "Worker threads (default: all cores).") var threads: Int?
+    @Option(help: "Stop when the text contains this (repeatable).") var stop: [String] = []
+    @Flag(help: "Use the prompt verbatim (specials parsed, BOS by the model's rule) instead of the chat template.")
+    var raw = false
+    @Flag(help: "Print one line {\"ids\":[…],\"text\":\"…\"} (generated tokens only, without the stop token).")
+    var json = false
+
+    func run() async throws {
+        let loaded = try ModelLoading.load(model, threads: threads)
+        let tokenizer = try loaded.makeTokenizer()
+        let ids = raw ? ModelLoading.rawIds(prompt, tokenizer: tokenizer)
+            : try ModelLoading.chatIds(prompt, model: loaded, tokenizer: tokenizer)
+        let sequence = try loaded.makeSequence(contextSize: min(contextSize, max(ids.count + maxTokens, 1)))
+        var options = SamplingOptions()
+        options.temperature = temperature
+        options.topK = topK
+        options.topP = topP
+        options.minP = minP
+        options.seed = seed
+        var sampler = options.makeChain()
+        let json = self.json
+        let result = try Generation.run(
+            sequence: sequence, prompt: ids, sampler: &sampler, tokenizer: tokenizer,
+            options: GenerationOptions(maxTokens: maxTokens, stopStrings: stop)
+        ) { token in
+            if !json {
+                FileHandle.standardOutput.write(Data(token.text.utf8))
+            }
+            return true
+        }
+        if json {
+            let idList = result.ids.map(String.init).joined(separator: ",")
+            print("{\"ids\":[\(idList)],\"text\":\(jsonString(result.text))}")
+        } else {
+            print("")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Writes tiny random-weight qwen2 and qwen3 GGUF files for the runtime's fidelity tests.
+
+There is no real qwen2/qwen3 model on this machine, so these files exercise the two architectures'
+code paths (Q/K/V biases; per-head Q/K RMSNorm; key_length != width/heads; NeoX RoPE) against
+llama.cpp. They are small (a few hundred KB) and deterministic (fixed seeds).
+
+  python3 scripts/make-tiny-models.py      # needs `pip install gguf numpy`
+
+Writes Tests/Fixtures/runtime/tiny-qwen2.gguf and tiny-qwen3.gguf. Goldens for them come from
+scripts/goldens/runtime_goldens.py (run it after this script).
+
+The vocabulary is a byte-level GPT-2 style one of our own (256 byte tokens, a few merges, ChatML
+specials) so that llama.cpp's tokenizer loads it; the tests feed token ids directly.
+Quantized weights use several ggml types: Q8_0/Q4_0/Q4_1/Q5_0/Q5_1/F16/BF16/F32 through gguf-py's
+quantizer, and K-quant blocks (Q2_K..Q6_K) written as random blocks with sane scales, because
+gguf-py has no K-quant quantizer. Any valid block is a valid weight, so that is enough here.
+"""
+import os
+import sys
+
+import numpy as np
+import gguf
+from gguf import GGMLQuantizationType as T
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "Tests", "Fixtures", "runtime")
+
+
+def byte_tokens():
+    # GPT-2's byte <-> printable-unicode mapping, so every byte is one token.
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return [chr(c) for _, c in sorted(zip(bs, cs))]
+
+
+def vocabulary():
+    tokens = byte_tokens()
+    merges = ["Ġ t", "h e", "Ġ a", "i n", "Ġt he", "e r", "o n", "Ġ s", "r e", "Ġ w"]
+    for m in merges:
+        tokens.append(m.replace(" ", ""))
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    types = [gguf.TokenType.NORMAL] * len(tokens) + [gguf.TokenType.CONTROL] * len(specials)
+    tokens += specials
+    return tokens, types, merges
+
+
+def k_quant_blocks(rng, qtype, rows, cols):
+    """Random K-quant blocks with small positive super-block scales (ggml block layouts)."""
+    bsize, tsize = gguf.GGML_QUANT_SIZES[qtype]
+    nblocks = rows * cols // bsize
+    raw = rng.integers(0, 256, size=(nblocks, tsize), dtype=np.uint8)
+
+    def put_f16(col, lo, hi):
+        vals = rng.uniform(lo, hi, size=nblocks).astype(np.float16)
+        raw[:, col:col + 2] = vals.view(np.uint8).reshape(nblocks, 2)
+
+    if qtype == T.Q2_K:
+        put_f16(80, 0.001, 0.004); put_f16(82, 0.0005, 0.002)
+    elif qtype == T.Q3_K:
+        put_f16(108, 0.0005, 0.002)
+    elif qtype in (T.Q4_K, T.Q5_K):
+        put_f16(0, 0.0003, 0.001); put_f16(2, 0.0003, 0.001)
+    elif qtype == T.Q6_K:
+        put_f16(208, 0.0001, 0.0004)
+    else:
+        raise ValueError(qtype)
+    return raw.reshape(rows, cols // bsize * tsize)
+
+
+def add_weight(w, rng, name, rows, cols, qtype, scale):
+    if qtype in (T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K):
+        data = k_quant_blocks(rng, qtype, rows, cols)
+        w.add_tensor(name, data, raw_dtype=qtype)
+        return
+    x = (rng.standard_normal((rows, cols)) * scale).astype(np.float32)
+    if qtype == T.F32:
+        w.add_tensor(name, x)
+    elif qtype == T.F16:
+        w.add_tensor(name, x.astype(np.float16))
+    elif qtype == T.BF16:
+        w.add_tensor(name, gguf.quants.quantize(x, qtype), raw_dtype=qtype)
+    else:
+        w.add_tensor(name, gguf.quants.quantize(x, qtype), raw_dtype=qtype)
+
+
+def add_vector(w, rng, name, n, mean, scale):
+    w.add_tensor(name, (mean + rng.standard_normal(n) * scale).astype(np.float32))
+
+
+def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types):
+    rng = np.random.default_rng(seed)
+    tokens, ttypes, merges = vocabulary()
+    n_vocab = len(tokens)
+    w = gguf.GGUFWriter(path, arch)
+    w.add_name(f"tiny-random-{arch}")
+    w.add_context_length(256)
+    w.add_embedding_length(width)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ff)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    if head_k is not None:
+        w.add_key_length(head_k)
+        w.add_value_length(head_k)
+    w.add_rope_freq_base(1000000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2")
+    w.add_token_list(tokens)
+    w.add_token_types(ttypes)
+    w.add_token_merges(merges)
+    w.add_eos_token_id(tokens.index("<|im_end|>"))
+    w.add_bos_token_id(tokens.index("<|endoftext|>"))
+    w.add_add_bos_token(False)
+    hk = head_k if head_k is not None else width // heads
+
+    add_weight(w, rng, "token_embd.weight", n_vocab, width, types["embd"], 1.0)
+    for i in range(layers):
+        p = f"blk.{i}."
+        add_vector(w, rng, p + "attn_norm.weight", width, 1.0, 0.1)
+        add_weight(w, rng, p + "attn_q.weight", heads * hk, width, types["q"], 0.08)
+        add_weight(w, rng, p + "attn_k.weight", kv_heads * hk, width, types["k"], 0.08)
+        add_weight(w, rng, p + "attn_v.weight", kv_heads * hk, width, types["v"], 0.08)
+        if arch == "qwen2":
+            add_vector(w, rng, p + "attn_q.bias", heads * hk, 0.0, 0.2)
+            add_vector(w, rng, p + "attn_k.bias", kv_heads * hk, 0.0, 0.2)
+            add_vector(w, rng, p + "attn_v.bias", kv_heads * hk, 0.0, 0.2)
+        else:
+            add_vector(w, rng, p + "attn_q_norm.weight", hk, 1.0, 0.1)
+            add_vector(w, rng, p + "attn_k_norm.weight", hk, 1.0, 0.1)
+        add_weight(w, rng, p + "attn_output.weight", width, heads * hk, types["o"], 0.08)
+        add_vector(w, rng, p + "ffn_norm.weight", width, 1.0, 0.1)
+        add_weight(w, rng, p + "ffn_gate.weight", ff, width, types["gate"], 0.08)
+        add_weight(w, rng, p + "ffn_up.weight", ff, width, types["up"], 0.08)
+        add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
+    add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
+    if types.get("output") is not None:
+        add_weight(w, rng, "output.weight", n_vocab, width, types["output"], 0.3)
+
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    print(path, os.path.getsize(path), "bytes", file=sys.stderr)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    # qwen2: width 256 (K-quants need multiples of 256 columns), tied output (no output.weight).
+    write("qwen2", os.path.join(OUT, "tiny-qwen2.gguf"), seed=2, width=256, heads=4, kv_heads=2, head_k=None,
+          ff=512, layers=2,
+          types={"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q5_0, "v": T.Q8_0, "o": T.Q4_1, "gate": T.Q5_K,
+                 "up": T.Q3_K, "down": T.Q6_K, "output": None})
+    # qwen3: key_length 48 ≠ 256/4, so Q is 192 wide and attn_output has 192 columns.
+    write("qwen3", os.path.join(OUT, "tiny-qwen3.gguf"), seed=3, width=256, heads=4, kv_heads=2, head_k=48,
+          ff=512, layers=2,
+          types={"embd": T.F16, "q": T.Q2_K, "k": T.Q5_1, "v": T.Q4_0, "o": T.Q8_0, "gate": T.Q4_K,
+                 "up": T.BF16, "down": T.Q5_K, "output": T.Q6_K})
+
+
+if __name__ == "__main__":
+    main()
