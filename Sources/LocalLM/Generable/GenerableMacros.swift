@@ -2,7 +2,7 @@
 /// `generationSchema`, `init(_:)` from generated content, `generatedContent`, and (for
 /// structures) a `PartiallyGenerated` type whose properties are optional, for streaming.
 @attached(extension, conformances: Generable, names: named(init(_:)), named(generatedContent))
-@attached(member, names: named(generationSchema), named(PartiallyGenerated), named(generatedContent), named(init(_:)))
+@attached(member, names: named(generationSchema), named(PartiallyGenerated))
 public macro Generable(description: String? = nil) = #externalMacro(module: "LocalLMMacros", type: "GenerableMacro")
 
 /// Describes a property of a `@Generable` type to the model.

@@ -152,3 +152,30 @@ extension GenerationGuide {
         GenerationGuide<[Element]>(GuideConstraints(element: .init(guide.constraints)))
     }
 }
+
+// MARK: Array guides inside `@Guide(…)`
+
+/// `@Guide(.count(3))` is type-checked before the property's type is known, so the element
+/// type cannot be inferred there. These overloads give the macro argument a concrete type;
+/// `@Generable` re-reads the same expression against the real property type.
+extension GenerationGuide where Value == [Never] {
+    /// Enforces a minimum number of elements in the array (inside `@Guide`).
+    public static func minimumCount(_ count: Int) -> GenerationGuide<[Never]> {
+        GenerationGuide(GuideConstraints(minimumCount: count))
+    }
+
+    /// Enforces a maximum number of elements in the array (inside `@Guide`).
+    public static func maximumCount(_ count: Int) -> GenerationGuide<[Never]> {
+        GenerationGuide(GuideConstraints(maximumCount: count))
+    }
+
+    /// Enforces an element count within a closed range (inside `@Guide`).
+    public static func count(_ range: ClosedRange<Int>) -> GenerationGuide<[Never]> {
+        GenerationGuide(GuideConstraints(minimumCount: range.lowerBound, maximumCount: range.upperBound))
+    }
+
+    /// Enforces an exact element count (inside `@Guide`).
+    public static func count(_ count: Int) -> GenerationGuide<[Never]> {
+        GenerationGuide(GuideConstraints(minimumCount: count, maximumCount: count))
+    }
+}
