@@ -52,45 +52,39 @@ public struct GenerableMacro: MemberMacro, ExtensionMacro {
     private static func schemaDeclaration(_ generable: GenerableDeclaration) -> String {
         let access = generable.accessPrefix
         let description = generable.description ?? "nil"
-        let construction: String
+        var lines = ["nonisolated \(access)static var generationSchema: GenerationSchema {"]
         switch generable.shape {
         case .structure(let properties):
-            construction = """
-            GenerationSchema(
-                        type: Self.self,
-                        description: \(description),
-                        properties: [
-            \(properties.map { "                " + propertySchema($0) + "," }.joined(separator: "\n"))
-                        ]
-                    )
-            """
+            lines.append("    GenerationSchema(")
+            lines.append("        type: Self.self,")
+            lines.append("        description: \(description),")
+            lines.append("        properties: [")
+            lines += properties.map { "            " + propertySchema($0) + "," }
+            lines.append("        ]")
+            lines.append("    )")
         case .stringEnumeration(let names):
-            construction = """
-            GenerationSchema(type: Self.self, description: \(description), anyOf: [\(names.map(quoted).joined(separator: ", "))])
-            """
+            let choices = names.map(quoted).joined(separator: ", ")
+            lines.append("    GenerationSchema(type: Self.self, description: \(description), anyOf: [\(choices)])")
         case .taggedEnumeration(let cases):
-            let entries = cases.map { enumCase -> String in
-                guard let values = enumCase.values else { return "                (\(quoted(enumCase.name)), nil)," }
+            lines.append("    GenerationSchema(")
+            lines.append("        type: Self.self,")
+            lines.append("        description: \(description),")
+            lines.append("        _cases: [")
+            for enumCase in cases {
+                guard let values = enumCase.values else {
+                    lines.append("            (\(quoted(enumCase.name)), nil),")
+                    continue
+                }
                 let properties = values.map { value in
                     "GenerationSchema.Property(name: \(quoted(value.key)), type: \(value.type.trimmedDescription).self)"
                 }
-                return "                (\(quoted(enumCase.name)), [\(properties.joined(separator: ", "))]),"
+                lines.append("            (\(quoted(enumCase.name)), [\(properties.joined(separator: ", "))]),")
             }
-            construction = """
-            GenerationSchema(
-                        type: Self.self,
-                        description: \(description),
-                        _cases: [
-            \(entries.joined(separator: "\n"))
-                        ]
-                    )
-            """
+            lines.append("        ]")
+            lines.append("    )")
         }
-        return """
-        nonisolated \(access)static var generationSchema: GenerationSchema {
-                \(construction)
-            }
-        """
+        lines.append("}")
+        return lines.joined(separator: "\n")
     }
 
     private static func propertySchema(_ property: GenerableDeclaration.StoredProperty) -> String {
