@@ -160,7 +160,7 @@ struct GenerableMacroBehaviorTests {
     @Test func argumentsSchemaCarriesEveryGuide() throws {
         let schema = try jsonObject(SearchArguments.generationSchema.jsonSchemaString)
         let properties = try #require(schema["properties"] as? [String: NSDictionary])
-        #expect(properties["artist"]?["pattern"] as? String == "[A-Za-z ]+")
+        #expect(properties["artist"]?["pattern"] as? String == "^[A-Za-z ]+$")
         #expect(properties["limit"]?["minimum"] as? Int == 1)
         #expect(properties["limit"]?["maximum"] as? Int == 5)
         #expect(properties["years"]?["minItems"] as? Int == 1)

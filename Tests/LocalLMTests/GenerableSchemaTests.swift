@@ -74,7 +74,7 @@ struct GenerableSchemaTests {
           },
           "type": "object", "title": "HandPerson", "description": "A person",
           "properties": {
-            "name": {"type": "string", "pattern": "[A-Z][a-z]+ [A-Z][a-z]+", "description": "Full name"},
+            "name": {"type": "string", "pattern": "^[A-Z][a-z]+ [A-Z][a-z]+$", "description": "Full name"},
             "age": {"$ref": "#/$defs/HandAge", "description": "How old"},
             "children": {"type": "array", "items": {"$ref": "#"}, "maxItems": 3}
           },
@@ -118,7 +118,7 @@ struct GenerableSchemaTests {
            "weight": {"type": "number", "minimum": 1, "maximum": 2},
            "kind": {"type": "string", "enum": ["a", "b"]},
            "home": {"type": "string", "enum": ["a hedge"]},
-           "code": {"type": "string", "pattern": "\\\\d{3}"},
+           "code": {"type": "string", "pattern": "^\\\\d{3}$"},
            "tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "minItems": 2, "maxItems": 4},
            "three": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9}, "minItems": 3, "maxItems": 3},
            "few": {"type": "array", "items": {"type": "boolean"}, "minItems": 1}
