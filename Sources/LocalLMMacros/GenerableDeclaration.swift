@@ -43,6 +43,8 @@ struct GenerableDeclaration {
     /// `public `, `package ` or empty: generated members match the type's visibility.
     let accessPrefix: String
     let description: String?
+    /// The `representNilExplicitlyInGeneratedContent:` argument as written (`nil` when absent).
+    var representNil: String? = nil
     let shape: Shape
 
     /// Reads the declaration; on failure the diagnostics are already emitted and `nil` is returned.
@@ -72,6 +74,7 @@ struct GenerableDeclaration {
                 typeName: structure.name.text,
                 accessPrefix: accessPrefix(structure.modifiers),
                 description: description,
+                representNil: Self.argument(named: "representNilExplicitlyInGeneratedContent", in: attribute),
                 shape: .structure(properties)
             )
         }

@@ -58,6 +58,9 @@ public struct GenerableMacro: MemberMacro, ExtensionMacro {
             lines.append("    GenerationSchema(")
             lines.append("        type: Self.self,")
             lines.append("        description: \(description),")
+            if let representNil = generable.representNil {
+                lines.append("        representNilExplicitlyInGeneratedContent: \(representNil),")
+            }
             lines.append("        properties: [")
             lines += properties.map { "            " + propertySchema($0) + "," }
             lines.append("        ]")
@@ -145,8 +148,10 @@ public struct GenerableMacro: MemberMacro, ExtensionMacro {
         let assignments = properties.map {
             "        self.\($0.identifier) = try content.value(forProperty: \(quoted($0.name)))"
         }
+        // With `representNilExplicitlyInGeneratedContent: true`, nil is written as null.
+        let explicitNil = generable.representNil == "true"
         let appends = properties.map { property -> String in
-            property.isOptional
+            property.isOptional && !explicitNil
                 ? "        if let value = self.\(property.identifier) { properties.append((\(quoted(property.name)), value)) }"
                 : "        properties.append((\(quoted(property.name)), self.\(property.identifier)))"
         }

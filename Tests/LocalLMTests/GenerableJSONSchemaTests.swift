@@ -59,7 +59,7 @@ struct GenerableJSONSchemaTests {
                 name: "SearchArguments",
                 schema: SearchArguments.generationSchema,
                 valid: [
-                    SearchArguments(artist: "Nina Simone", limit: 5, years: [1958, 1965], rating: 5, genre: .default, shape: .none),
+                    SearchArguments(artist: "Nina Simone", limit: 5, years: [1958, 1965], rating: 5, genre: .default, shape: Shape.none),
                     SearchArguments(artist: "X", limit: 1, years: [2030], rating: 0.5, genre: .rock, shape: .point(1, 2)),
                     SearchArguments(artist: "Y", limit: 2, years: [1950], rating: 1, genre: .jazz,
                                     shape: .rectangle(width: 1, height: 2, label: "l")),

@@ -94,6 +94,13 @@ public struct SearchArguments: Sendable {
     let version = 1
 }
 
+@Generable(description: "A contact", representNilExplicitlyInGeneratedContent: true)
+struct Contact {
+    var name: String
+    @Guide(description: "Phone, if known")
+    var phone: String?
+}
+
 @Suite("@Generable behaviour")
 struct GenerableMacroBehaviorTests {
     @Test func hedgehogSchemaMatchesApplesShape() throws {
@@ -247,6 +254,19 @@ struct GenerableMacroBehaviorTests {
         #expect(staff.count == 2)
         #expect(staff[0].name == "Ann")
         #expect(staff[1].name == nil)
+    }
+
+    @Test func explicitNilIsGeneratedAsNull() throws {
+        #expect(try jsonObject(Contact.generationSchema.jsonSchemaString) == jsonObject("""
+        {"type": "object", "title": "Contact", "description": "A contact", "additionalProperties": false,
+         "properties": {"name": {"type": "string"},
+                        "phone": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Phone, if known"}},
+         "required": ["name", "phone"], "x-order": ["name", "phone"]}
+        """))
+        let contact = Contact(name: "Ann", phone: nil)
+        #expect(contact.generatedContent.jsonString == #"{"name": "Ann", "phone": null}"#)
+        #expect(try Contact(GeneratedContent(json: #"{"name": "Ann", "phone": null}"#)).phone == nil)
+        #expect(try Contact(GeneratedContent(json: #"{"name": "Ann", "phone": "555"}"#)).phone == "555")
     }
 
     @Test func memberwiseInitializerIsKept() {

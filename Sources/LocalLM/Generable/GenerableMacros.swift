@@ -5,6 +5,13 @@
 @attached(member, names: named(generationSchema), named(PartiallyGenerated))
 public macro Generable(description: String? = nil) = #externalMacro(module: "LocalLMMacros", type: "GenerableMacro")
 
+/// `@Generable`, choosing whether a `nil` optional property is generated as an explicit `null`
+/// (`true`: always present) or left out of the generated object (`false`, the default).
+@attached(extension, conformances: Generable, names: named(init(_:)), named(generatedContent))
+@attached(member, names: named(generationSchema), named(PartiallyGenerated))
+public macro Generable(description: String? = nil, representNilExplicitlyInGeneratedContent: Bool) =
+    #externalMacro(module: "LocalLMMacros", type: "GenerableMacro")
+
 /// Describes a property of a `@Generable` type to the model.
 @attached(peer)
 public macro Guide(description: String) = #externalMacro(module: "LocalLMMacros", type: "GuideMacro")

@@ -24,6 +24,32 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
         ))
     }
 
+    /// Creates a structure's schema in which a `nil` optional property is generated as an
+    /// explicit `null` (the property is always present) instead of being left out.
+    public init(
+        type: any Generable.Type,
+        description: String? = nil,
+        representNilExplicitlyInGeneratedContent: Bool,
+        properties: [GenerationSchema.Property]
+    ) {
+        guard representNilExplicitlyInGeneratedContent else {
+            self.init(type: type, description: description, properties: properties)
+            return
+        }
+        self.init(root: .object(
+            name: Self.typeName(type),
+            description: description,
+            properties: properties.map { property in
+                var explicit = property.property
+                if explicit.isOptional {
+                    explicit.isOptional = false
+                    explicit.node = .anyOf(name: nil, description: nil, choices: [explicit.node, .null])
+                }
+                return explicit
+            }
+        ))
+    }
+
     /// Creates a schema for a string that is one of the choices (a Swift enumeration's cases).
     public init(type: any Generable.Type, description: String? = nil, anyOf choices: [String]) {
         self.init(root: .string(name: Self.typeName(type), description: description, choices: choices, pattern: nil))
