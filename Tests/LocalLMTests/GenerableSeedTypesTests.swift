@@ -62,6 +62,20 @@ struct Pet {
     var kind: String
 }
 
+@Generable
+struct Labeled<Value: Generable> {
+    var label: String
+    var value: Value
+}
+
+@Generable
+struct Secretive {
+    private var code: Int
+    var name: String
+
+    var revealed: Int { code }
+}
+
 @Suite("@Generable as the FoundationModels articles use it")
 struct GenerableSeedTypesTests {
     @Test func nestedArgumentsDecodeAndDescribeThemselves() throws {
@@ -110,6 +124,17 @@ struct GenerableSeedTypesTests {
         let subtasks = (schema["properties"] as? [String: NSDictionary])?["subtasks"]
         #expect(subtasks?["minItems"] as? Int == 1)
         #expect(subtasks?["items"] as? NSDictionary == ["$ref": "#/$defs/Subtask"])
+    }
+
+    @Test func genericAndPrivateProperties() throws {
+        let labeled = try Labeled<[Int]>(GeneratedContent(json: #"{"label": "primes", "value": [2, 3, 5]}"#))
+        #expect(labeled.value == [2, 3, 5])
+        let schema = try jsonObject(Labeled<Age>.generationSchema.jsonSchemaString)
+        #expect(schema["title"] as? String == "Labeled<Age>")
+        #expect((schema["properties"] as? [String: NSDictionary])?["value"] == ["$ref": "#/$defs/Age"])
+        let secretive = try Secretive(GeneratedContent(json: #"{"code": 42, "name": "x"}"#))
+        #expect(secretive.revealed == 42)
+        #expect(secretive.generatedContent.jsonString == #"{"code": 42, "name": "x"}"#)
     }
 
     @Test func alternationPatternsAreAnchoredAsAWhole() throws {
