@@ -120,7 +120,7 @@ public struct GenerableMacro: MemberMacro, ExtensionMacro {
         var assignments: [String] = []
         if !hasOwnID { assignments.append("        self.id = content.id ?? GenerationID()") }
         for property in properties {
-            assignments.append("        self.\(property.identifier) = try content.value(forProperty: \(quoted(property.name)))")
+            assignments.append("        self.\(property.identifier) = try content._partialValue(forProperty: \(quoted(property.name)))")
         }
         return """
         nonisolated \(access)struct PartiallyGenerated: \(conformances) {

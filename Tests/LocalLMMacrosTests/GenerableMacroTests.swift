@@ -56,9 +56,9 @@ final class GenerableMacroTests: XCTestCase {
                     public var tags: Array<String>.PartiallyGenerated?
                     nonisolated public init(_ content: GeneratedContent) throws {
                         self.id = content.id ?? GenerationID()
-                        self.searchTerm = try content.value(forProperty: "searchTerm")
-                        self.limit = try content.value(forProperty: "limit")
-                        self.tags = try content.value(forProperty: "tags")
+                        self.searchTerm = try content._partialValue(forProperty: "searchTerm")
+                        self.limit = try content._partialValue(forProperty: "limit")
+                        self.tags = try content._partialValue(forProperty: "tags")
                     }
                 }
             }

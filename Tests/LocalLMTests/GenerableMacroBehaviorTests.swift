@@ -269,6 +269,39 @@ struct GenerableMacroBehaviorTests {
         #expect(try Contact(GeneratedContent(json: #"{"name": "Ann", "phone": "555"}"#)).phone == "555")
     }
 
+    /// Streaming must never fail on a prefix of valid output, whatever the field types
+    /// (enums, tagged enums, nested types, arrays of enums, optionals).
+    @Test func everyPrefixOfValidOutputGivesASnapshot() throws {
+        let values = [
+            SearchArguments(artist: "Miles Davis", limit: 3, years: [1959, 1961], rating: 4.5, genre: .jazz,
+                            shape: .rectangle(width: 2, height: 3.5, label: "cover")),
+            SearchArguments(artist: "X", limit: 1, years: [2001], rating: 1, genre: .default, shape: .point(1, -2)),
+            SearchArguments(artist: "Y", limit: 2, years: [1990], rating: 2, genre: .rock, shape: Shape.none),
+        ]
+        for value in values {
+            let json = value.generatedContent.jsonString
+            var lastArtist = ""
+            for end in json.indices.dropFirst() {
+                let prefix = String(json[..<end])
+                let snapshot = try SearchArguments.PartiallyGenerated(GeneratedContent(json: prefix))
+                if let artist = snapshot.artist {
+                    #expect(artist.hasPrefix(lastArtist), "fields only grow")
+                    lastArtist = artist
+                }
+                // An enum appears only once its name is complete.
+                if let genre = snapshot.genre { #expect(genre == value.genre) }
+            }
+            let final = try SearchArguments.PartiallyGenerated(GeneratedContent(json: json))
+            #expect(final.genre == value.genre && final.years == value.years && final.artist == value.artist)
+        }
+        let genres = try [Genre].PartiallyGenerated(GeneratedContent(json: #"["jazz", "ro"#))
+        #expect(genres == [.jazz])
+        // Complete but wrong content is still an error.
+        #expect(throws: GeneratedContentError.self) {
+            try SearchArguments.PartiallyGenerated(GeneratedContent(json: #"{"genre": "pop", "#))
+        }
+    }
+
     @Test func memberwiseInitializerIsKept() {
         let hedgehog = Hedgehog(name: "Bramble", age: 3, favoriteFood: "leek", home: "a hedge", hobbies: ["a", "b", "c"])
         #expect(hedgehog.generatedContent.jsonString.hasPrefix(#"{"name": "Bramble", "age": 3"#))

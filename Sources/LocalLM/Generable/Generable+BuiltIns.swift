@@ -100,13 +100,19 @@ extension Array: ConvertibleFromGeneratedContent where Element: ConvertibleFromG
         guard case .array(let elements) = content.kind else {
             throw GeneratedContentError.typeMismatch(expected: "array", found: content.kindName)
         }
-        self = try elements.enumerated().map { index, element in
+        var values: [Element] = []
+        values.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
             do {
-                return try Element(element)
+                values.append(try Element(element))
             } catch let error as GeneratedContentError {
+                // While streaming, the last element may be too short to read yet ("ja" of "jazz"):
+                // leave it out until it is.
+                if !element.isComplete, index == elements.count - 1 { break }
                 throw error.inProperty("[\(index)]")
             }
         }
+        self = values
     }
 }
 
