@@ -29,20 +29,13 @@ indirect enum SchemaNode: Sendable {
         }
     }
 
-    /// The same node with another type description (for `@Generable(description:)`).
+    /// The same node with another type description.
     func describing(_ description: String?) -> SchemaNode {
         switch self {
         case .object(let name, _, let properties): .object(name: name, description: description, properties: properties)
         case .string(let name, _, let choices, let pattern): .string(name: name, description: description, choices: choices, pattern: pattern)
         case .anyOf(let name, _, let choices): .anyOf(name: name, description: description, choices: choices)
         default: self
-        }
-    }
-
-    var typeDescription: String? {
-        switch self {
-        case .object(_, let description, _), .string(_, let description, _, _), .anyOf(_, let description, _): description
-        default: nil
         }
     }
 }
