@@ -6,6 +6,7 @@
 // No unsafeFlags: ISA-specific kernels are switched on by the *user's* build flags
 // (`-Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLOCALLM_NATIVE`), never by this manifest,
 // so the package stays usable as a dependency.
+import CompilerPluginSupport
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -24,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Request tracing in the API layer; quiet by default.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // @Generable / @Guide macros (LocalLMMacros) are swift-syntax compiler plugins.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // OpenBLAS's CBLAS interface (Debian: libopenblas-dev), for sgemm in batched prefill.
@@ -50,11 +53,23 @@ let package = Package(
             dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar"],
             swiftSettings: swiftSettings
         ),
+        // @Generable and @Guide expand at compile time into Generable conformances, schemas and
+        // PartiallyGenerated types, as Apple's do; a macro is a compiler plugin, so swift-syntax only.
+        .macro(
+            name: "LocalLMMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The public FoundationModels-compatible API: sessions, tools, @Generable, transcript.
         .target(
             name: "LocalLM",
             dependencies: [
-                "LocalLMRuntime", "LocalLMTokenizers", "LocalLMGrammar",
+                "LocalLMRuntime", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMMacros",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -89,5 +104,10 @@ let package = Package(
         .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMTests", dependencies: ["LocalLM", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LocalLMMacrosTests",
+            dependencies: ["LocalLMMacros", .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
