@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/fetch-models.sh >/dev/null
 swift build -c release -Xswiftc -enable-testing --build-tests
-swift test -c release -Xswiftc -enable-testing --skip-build --parallel --num-workers 2 "$@"
+swift test -c release -Xswiftc -enable-testing --skip-build "$@"

@@ -36,12 +36,16 @@ public enum GGMLType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     case tq1_0 = 34
     case tq2_0 = 35
     case mxfp4 = 39
+    case nvfp4 = 40
+    case q1_0 = 41
 
     /// Elements per block (1 for plain element types).
     public var blockSize: Int {
         switch self {
         case .f32, .f16, .bf16, .f64, .i8, .i16, .i32, .i64: 1
         case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q8_1, .iq4_NL, .mxfp4: 32
+        case .nvfp4: 64
+        case .q1_0: 128
         case .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .q8_K,
              .iq2_XXS, .iq2_XS, .iq3_XXS, .iq1_S, .iq3_S, .iq2_S, .iq4_XS, .iq1_M, .tq1_0, .tq2_0: 256
         }
@@ -82,6 +86,8 @@ public enum GGMLType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
         case .tq1_0: 54
         case .tq2_0: 66
         case .mxfp4: 17
+        case .nvfp4: 36
+        case .q1_0: 18
         }
     }
 
@@ -131,6 +137,8 @@ public enum GGMLType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
         case .tq1_0: "TQ1_0"
         case .tq2_0: "TQ2_0"
         case .mxfp4: "MXFP4"
+        case .nvfp4: "NVFP4"
+        case .q1_0: "Q1_0"
         }
     }
 

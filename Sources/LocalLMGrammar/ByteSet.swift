@@ -1,0 +1,51 @@
+/// A set of bytes (256 bits): the terminal of the byte-level grammar. Codepoint classes are
+/// lowered to sequences of these (see `UTF8Ranges`), so the matcher only ever tests one byte.
+public struct ByteSet: Hashable, Sendable {
+    @usableFromInline var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
+
+    public init() {}
+
+    public init(_ byte: UInt8) { insert(byte) }
+
+    public init(range: ClosedRange<UInt8>) {
+        for b in range { insert(b) }
+    }
+
+    public static var all: ByteSet {
+        var s = ByteSet()
+        s.w0 = ~0; s.w1 = ~0; s.w2 = ~0; s.w3 = ~0
+        return s
+    }
+
+    @inlinable
+    public func contains(_ byte: UInt8) -> Bool {
+        let bit = UInt64(1) &<< UInt64(byte & 63)
+        switch byte >> 6 {
+        case 0: return w0 & bit != 0
+        case 1: return w1 & bit != 0
+        case 2: return w2 & bit != 0
+        default: return w3 & bit != 0
+        }
+    }
+
+    public mutating func insert(_ byte: UInt8) {
+        let bit = UInt64(1) &<< UInt64(byte & 63)
+        switch byte >> 6 {
+        case 0: w0 |= bit
+        case 1: w1 |= bit
+        case 2: w2 |= bit
+        default: w3 |= bit
+        }
+    }
+
+    public mutating func formUnion(_ other: ByteSet) {
+        w0 |= other.w0; w1 |= other.w1; w2 |= other.w2; w3 |= other.w3
+    }
+
+    public var isEmpty: Bool { (w0 | w1 | w2 | w3) == 0 }
+
+    public var count: Int { w0.nonzeroBitCount + w1.nonzeroBitCount + w2.nonzeroBitCount + w3.nonzeroBitCount }
+
+    /// The members in increasing order.
+    public var bytes: [UInt8] { (0...255).compactMap { contains(UInt8($0)) ? UInt8($0) : nil } }
+}

@@ -1,0 +1,110 @@
+import Synchronization
+
+/// A checked, flattened `Grammar`, immutable and shared by every matcher that uses it.
+///
+/// Every alternative is laid out in one array of positions ending in an `end` marker. A matcher
+/// stack is a chain of positions: the top one is a terminal, the ones below are return positions.
+public final class CompiledGrammar: Sendable {
+    enum Kind: UInt8 { case terminal, rule, end }
+
+    /// Per position (flat index): what sits there.
+    let kinds: [Kind]
+    /// Per position: the referenced rule for `.rule`, unused otherwise.
+    let ruleRefs: [Int32]
+    /// Per position: the byte set for `.terminal`, empty otherwise.
+    let terminals: [ByteSet]
+    /// Per rule: the first position of each alternative.
+    let ruleStarts: [[Int32]]
+    let ruleNames: [String]
+    let root: Int32
+    /// The source grammar, kept for the random generator and debugging.
+    public let grammar: Grammar
+
+    /// Positions are packed into 21 bits in mask-cache keys.
+    static let maxPositions = 1 << 21 - 2
+
+    public init(_ grammar: Grammar) throws(GrammarError) {
+        guard grammar.rules.indices.contains(grammar.root) else { throw .missingRoot(name: "#\(grammar.root)") }
+        try Self.checkLeftRecursion(grammar)
+        var kinds: [Kind] = [], refs: [Int32] = [], terms: [ByteSet] = []
+        var starts: [[Int32]] = []
+        for rule in grammar.rules {
+            var ruleStarts: [Int32] = []
+            for alt in rule.alternatives {
+                ruleStarts.append(Int32(kinds.count))
+                for sym in alt {
+                    switch sym {
+                    case .bytes(let set):
+                        kinds.append(.terminal); refs.append(-1); terms.append(set)
+                    case .rule(let r):
+                        guard grammar.rules.indices.contains(r) else {
+                            throw .gbnf(message: "reference to undefined rule #\(r)", line: 0, column: 0)
+                        }
+                        kinds.append(.rule); refs.append(Int32(r)); terms.append(ByteSet())
+                    }
+                }
+                kinds.append(.end); refs.append(-1); terms.append(ByteSet())
+                if kinds.count > Self.maxPositions { throw .tooLarge(message: "more than \(Self.maxPositions) positions") }
+            }
+            starts.append(ruleStarts)
+        }
+        self.kinds = kinds
+        self.ruleRefs = refs
+        self.terminals = terms
+        self.ruleStarts = starts
+        self.ruleNames = grammar.rules.map(\.name)
+        self.root = Int32(grammar.root)
+        self.grammar = grammar
+    }
+
+    public var positionCount: Int { kinds.count }
+
+    /// Rules that can derive the empty string.
+    static func nullableRules(_ g: Grammar) -> [Bool] {
+        var nullable = [Bool](repeating: false, count: g.rules.count)
+        var changed = true
+        while changed {
+            changed = false
+            for (i, rule) in g.rules.enumerated() where !nullable[i] {
+                let isNullable = rule.alternatives.contains { alt in
+                    alt.allSatisfy { sym in
+                        if case .rule(let r) = sym { return g.rules.indices.contains(r) && nullable[r] }
+                        return false
+                    }
+                }
+                if isNullable { nullable[i] = true; changed = true }
+            }
+        }
+        return nullable
+    }
+
+    /// A rule that can reach itself at the left edge (through nullable prefixes) without consuming
+    /// input makes the matcher's closure grow stacks forever, unless every reference on the cycle is
+    /// in tail position (tail references push no frame, and equal stacks are deduplicated, as in
+    /// `( [x]* )*`). llama.cpp refuses left-recursive grammars too.
+    static func checkLeftRecursion(_ g: Grammar) throws(GrammarError) {
+        let nullable = nullableRules(g)
+        var edges = [[Int]](repeating: [], count: g.rules.count)
+        var growing: [(Int, Int)] = []  // left-edge references that push a frame
+        for (i, rule) in g.rules.enumerated() {
+            for alt in rule.alternatives {
+                for (k, sym) in alt.enumerated() {
+                    guard case .rule(let r) = sym, g.rules.indices.contains(r) else { break }
+                    edges[i].append(r)
+                    if k < alt.count - 1 { growing.append((i, r)) }
+                    if !nullable[r] { break }
+                }
+            }
+        }
+        // For each growing edge u→v: is u reachable from v?
+        var seen = [Int](repeating: -1, count: g.rules.count)
+        for (n, (u, v)) in growing.enumerated() {
+            var stack = [v]
+            seen[v] = n
+            while let x = stack.popLast() {
+                if x == u { throw .leftRecursion(rule: g.rules[u].name) }
+                for y in edges[x] where seen[y] != n { seen[y] = n; stack.append(y) }
+            }
+        }
+    }
+}

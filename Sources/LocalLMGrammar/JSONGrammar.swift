@@ -1,0 +1,150 @@
+/// Where optional whitespace may appear in generated JSON.
+public enum JSONWhitespace: Sendable {
+    /// None at all: a small model cannot wander into endless spaces or newlines. The default.
+    case compact
+    /// llama.cpp's convention: after every value and punctuation, `"" | " " | "\n"{1,2} [ \t]{0,20}`.
+    case flexible
+}
+
+/// The JSON building blocks shared by schema rules: strings, numbers, any value, whitespace.
+/// Rules are made once per builder and reused, which keeps grammars (and mask caches) small.
+struct JSONGrammar {
+    typealias Symbol = Grammar.Symbol
+    let whitespace: JSONWhitespace
+    private var spaceRule: Int?
+    private var charRule: Int?
+    private var valueRule: Int?
+    private var numberRule: Int?
+    private var integerRule: Int?
+    private var stringRule: Int?
+
+    init(whitespace: JSONWhitespace) { self.whitespace = whitespace }
+
+    /// Optional whitespace (nothing when compact).
+    mutating func space(_ b: inout GrammarBuilder) -> [Symbol] {
+        guard whitespace == .flexible else { return [] }
+        if let r = spaceRule { return [.rule(r)] }
+        let nl = GrammarBuilder.literal("\n")
+        let indent = b.repeated([.bytes(ByteSet(UInt8(ascii: " ")).union(ByteSet(UInt8(ascii: "\t"))))], min: 0, max: 20, name: "indent")
+        let r = b.rule("space", [[], GrammarBuilder.literal(" "), b.repeated(nl, min: 1, max: 2, name: "newlines") + indent])
+        spaceRule = r
+        return [.rule(r)]
+    }
+
+    /// A literal followed by optional whitespace.
+    mutating func token(_ text: String, _ b: inout GrammarBuilder) -> [Symbol] {
+        GrammarBuilder.literal(text) + space(&b)
+    }
+
+    /// One character of string content: any scalar but `"`, `\` and controls, or an escape.
+    mutating func char(_ b: inout GrammarBuilder) -> [Symbol] {
+        if let r = charRule { return [.rule(r)] }
+        let id = b.newRule("char")
+        // The class alternatives are inlined so a string character is one rule deep (cheaper masks).
+        var alts = GrammarBuilder.classAlternatives(UTF8Ranges.complement([0...0x1F, 0x22...0x22, 0x5C...0x5C, 0x7F...0x7F]))
+        let hex = b.scalarClass([0x30...0x39, 0x41...0x46, 0x61...0x66])
+        let simple = b.scalarClass([0x22...0x22, 0x2F...0x2F, 0x5C...0x5C, 0x62...0x62, 0x66...0x66, 0x6E...0x6E, 0x72...0x72, 0x74...0x74])
+        alts.append(GrammarBuilder.literal("\\") + simple)
+        let hex4: [Symbol] = hex + hex + hex + hex
+        alts.append(GrammarBuilder.literal("\\u") + hex4)
+        b.setAlternatives(id, alts)
+        charRule = id
+        return [.rule(id)]
+    }
+
+    /// A string with a length range in characters (escapes count as one).
+    mutating func string(minLength: Int = 0, maxLength: Int? = nil, _ b: inout GrammarBuilder) -> [Symbol] {
+        if minLength == 0 && maxLength == nil, let r = stringRule { return [.rule(r)] }
+        let body = b.repeated(char(&b), min: minLength, max: maxLength, name: "chars")
+        let r = b.rule("string", [GrammarBuilder.literal("\"") + body + GrammarBuilder.literal("\"") + space(&b)])
+        if minLength == 0 && maxLength == nil { stringRule = r }
+        return [.rule(r)]
+    }
+
+    /// A JSON string whose content (decoded) matches `content`: quotes around, whitespace after.
+    mutating func quoted(_ content: [Symbol], _ b: inout GrammarBuilder) -> [Symbol] {
+        GrammarBuilder.literal("\"") + content + GrammarBuilder.literal("\"") + space(&b)
+    }
+
+    /// `-?(0|[1-9][0-9]*)`
+    mutating func integer(_ b: inout GrammarBuilder) -> [Symbol] {
+        if let r = integerRule { return [.rule(r)] }
+        let r = b.rule("integer", IntegerRange.alternatives(lo: nil, hi: nil, &b).map { $0 + space(&b) })
+        integerRule = r
+        return [.rule(r)]
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
+    mutating func number(_ b: inout GrammarBuilder) -> [Symbol] {
+        if let r = numberRule { return [.rule(r)] }
+        let digit = Symbol.bytes(ByteSet(range: 0x30...0x39))
+        // Unlike integers, a number's integral part may be "-0" ("-0.5").
+        let minus = b.repeated(GrammarBuilder.literal("-"), min: 0, max: 1)
+        let intPart = minus + b.group(IntegerRange.nonNegative(lo: 0, hi: nil, &b), name: "integral")
+        let frac = b.repeated(GrammarBuilder.literal(".") + b.repeated([digit], min: 1, max: nil), min: 0, max: 1, name: "fraction")
+        let sign = b.repeated([.bytes(ByteSet(UInt8(ascii: "-")).union(ByteSet(UInt8(ascii: "+"))))], min: 0, max: 1)
+        let exp = b.repeated([.bytes(ByteSet(UInt8(ascii: "e")).union(ByteSet(UInt8(ascii: "E"))))] + sign + b.repeated([digit], min: 1, max: nil), min: 0, max: 1, name: "exponent")
+        let r = b.rule("number", [intPart + frac + exp + space(&b)])
+        numberRule = r
+        return [.rule(r)]
+    }
+
+    /// Any JSON value.
+    mutating func value(_ b: inout GrammarBuilder) -> [Symbol] {
+        if let r = valueRule { return [.rule(r)] }
+        let id = b.newRule("value")
+        valueRule = id
+        let v: [Symbol] = [.rule(id)]
+        let s = string(&b)
+        let member = s + token(":", &b) + v
+        let members = member + b.repeated(token(",", &b) + member, min: 0, max: nil, name: "members")
+        let object = token("{", &b) + b.repeated(members, min: 0, max: 1) + token("}", &b)
+        let elements = v + b.repeated(token(",", &b) + v, min: 0, max: nil, name: "elements")
+        let array = token("[", &b) + b.repeated(elements, min: 0, max: 1) + token("]", &b)
+        b.setAlternatives(id, [object, array, s, number(&b), token("true", &b), token("false", &b), token("null", &b)])
+        return v
+    }
+
+    /// Scalars of a regex class inside a JSON string: plain where JSON allows them raw, as escapes
+    /// where it does not (`"` `\` and control characters).
+    static func jsonStringClass(_ ranges: [ClosedRange<UInt32>], _ b: inout GrammarBuilder) -> [Symbol] {
+        let normalized = UTF8Ranges.normalize(ranges)
+        let forbidden: [ClosedRange<UInt32>] = [0...0x1F, 0x22...0x22, 0x5C...0x5C]
+        let plain = intersect(normalized, UTF8Ranges.complement(forbidden))
+        var alts: [[Symbol]] = []
+        if !plain.isEmpty {
+            alts += GrammarBuilder.classAlternatives(plain)
+        }
+        func contains(_ v: UInt32) -> Bool { normalized.contains { $0.contains(v) } }
+        let short: [UInt32: String] = [0x22: "\\\"", 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x08: "\\b", 0x0C: "\\f"]
+        for v in UInt32(0)...0x5C where (v < 0x20 || v == 0x22 || v == 0x5C) && contains(v) {
+            if let s = short[v] {
+                alts.append(GrammarBuilder.literal(s))
+            } else {
+                let hex = String(v, radix: 16)
+                alts.append(GrammarBuilder.literal("\\u" + String(repeating: "0", count: 4 - hex.count) + hex))
+            }
+        }
+        if alts.isEmpty { return [.rule(b.rule("empty-class", []))] }
+        return b.group(alts, name: "jchar")
+    }
+
+    static func intersect(_ a: [ClosedRange<UInt32>], _ c: [ClosedRange<UInt32>]) -> [ClosedRange<UInt32>] {
+        var out: [ClosedRange<UInt32>] = []
+        for x in a {
+            for y in c {
+                let lo = max(x.lowerBound, y.lowerBound), hi = min(x.upperBound, y.upperBound)
+                if lo <= hi { out.append(lo...hi) }
+            }
+        }
+        return UTF8Ranges.normalize(out)
+    }
+}
+
+extension ByteSet {
+    func union(_ other: ByteSet) -> ByteSet {
+        var s = self
+        s.formUnion(other)
+        return s
+    }
+}
