@@ -10,6 +10,7 @@ struct BenchmarkSuite: Sendable {
 
 let allSuites: [BenchmarkSuite] = [
     // Suites register here, one line each, e.g. `kernelsBenchmark,`.
+    tokenizerBenchmark,
 ]
 
 func runBenchmarks() async throws {

@@ -60,6 +60,15 @@ struct GGUFCursor {
         String(decoding: try readStringBytes(), as: UTF8.self)
     }
 
+    /// A key or tensor name, refused before decoding when longer than `limit` bytes.
+    mutating func readName(_ what: String, limit: Int) throws(GGUFError) -> String {
+        let start = position
+        let length = try read(UInt64.self)
+        guard length <= UInt64(limit) else { throw GGUFError(.nameTooLong(what: what, length: length, limit: limit), at: start) }
+        position = start
+        return try readString()
+    }
+
     mutating func readValueType() throws(GGUFError) -> GGUFValueType {
         let start = position
         let id = try read(UInt32.self)

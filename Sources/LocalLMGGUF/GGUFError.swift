@@ -15,6 +15,8 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedVersion(UInt32)
         /// A count or length read from the file cannot possibly fit in the bytes that remain.
         case absurdCount(what: String, count: UInt64, remainingBytes: Int)
+        /// A key or tensor name longer than the reader accepts (see ``GGUFFile``'s limits).
+        case nameTooLong(what: String, length: UInt64, limit: Int)
         /// A metadata value type id outside 0...12.
         case unknownValueType(UInt32)
         /// A tensor type id that ggml does not define.
@@ -61,10 +63,17 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
+        if case .io(let what) = kind { return what }  // no byte of the file was read: no offset to give
         var place = "GGUF error at offset 0x\(String(offset, radix: 16)) (\(offset))"
-        if let key { place += ", key '\(key)'" }
-        if let tensor { place += ", tensor '\(tensor)'" }
+        if let key { place += ", key '\(Self.clipped(key))'" }
+        if let tensor { place += ", tensor '\(Self.clipped(tensor))'" }
         return "\(place): \(message)"
+    }
+
+    /// Names from a damaged file can be long or contain line breaks; the message stays one short line.
+    private static func clipped(_ name: String) -> String {
+        let flat = String(name.map { $0.isNewline ? " " : $0 })
+        return flat.count <= 80 ? flat : flat.prefix(80) + "…"
     }
 
     /// The problem alone, without the place.
@@ -86,6 +95,8 @@ public struct GGUFError: Error, Sendable, Equatable, CustomStringConvertible {
             return "unsupported GGUF version \(version) (supported: 2 and 3)"
         case .absurdCount(let what, let count, let remaining):
             return "\(what) \(count) cannot fit in the \(remaining) bytes that remain in the file"
+        case .nameTooLong(let what, let length, let limit):
+            return "\(what) of \(length) bytes is longer than the \(limit) allowed"
         case .unknownValueType(let id):
             return "unknown metadata value type id \(id)"
         case .unknownTensorType(let id):

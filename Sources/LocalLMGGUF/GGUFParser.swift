@@ -19,6 +19,10 @@ enum GGUFParser {
     /// tensor name (u64 length) + n_dims + type + offset.
     static let minimumKeyValueSize = 8 + 4 + 1
     static let minimumTensorInfoSize = 8 + 4 + 4 + 8
+    /// ggml stores tensor names in 64-byte fields (GGML_MAX_NAME, NUL included) and llama.cpp rejects
+    /// longer ones; we allow some slack. Keys have no ggml limit; real ones are under 100 bytes.
+    static let maximumTensorNameLength = 255
+    static let maximumKeyLength = 65_535
 
     static func parse(_ storage: GGUFStorage) throws(GGUFError) -> Parsed {
         var cursor = GGUFCursor(storage)
@@ -33,8 +37,10 @@ enum GGUFParser {
         let alignment = try readAlignment(metadata)
         var tensors: [GGUFTensorInfo] = []
         var offsetFields: [Int] = []  // file offset of each tensor's `offset` field, for errors
-        tensors.reserveCapacity(tensorCount)
-        offsetFields.reserveCapacity(tensorCount)
+        // Counts were checked against the file size, but each entry costs more memory than its minimum
+        // encoding, so reserve no more than a typical model needs and let real entries grow the rest.
+        tensors.reserveCapacity(min(tensorCount, 4096))
+        offsetFields.reserveCapacity(min(tensorCount, 4096))
         var names = Set<String>()
         for _ in 0..<tensorCount {
             let (tensor, offsetField) = try parseTensorInfo(&cursor, alignment: alignment)
@@ -55,11 +61,11 @@ enum GGUFParser {
     private static func parseMetadata(_ cursor: inout GGUFCursor, count: Int) throws(GGUFError) -> GGUFMetadata {
         var keys: [String] = []
         var entries: [String: GGUFMetadata.Entry] = [:]
-        keys.reserveCapacity(count)
-        entries.reserveCapacity(count)
+        keys.reserveCapacity(min(count, 1024))
+        entries.reserveCapacity(min(count, 1024))
         for _ in 0..<count {
             let keyOffset = cursor.position
-            let key = try cursor.readString()
+            let key = try cursor.readName("key length", limit: maximumKeyLength)
             let type = try cursor.readValueType()
             let valueOffset = cursor.position
             let value: GGUFValue
@@ -91,7 +97,7 @@ enum GGUFParser {
     private static func parseTensorInfo(
         _ cursor: inout GGUFCursor, alignment: Int
     ) throws(GGUFError) -> (GGUFTensorInfo, offsetField: Int) {
-        let name = try cursor.readString()
+        let name = try cursor.readName("tensor name length", limit: maximumTensorNameLength)
         let dimsOffset = cursor.position
         let dimensionCount = try cursor.read(UInt32.self)
         guard dimensionCount <= maximumDimensions else {

@@ -67,7 +67,8 @@ struct CodePointRanges: Sendable {
         var i = 0
         while i < scalars.count {
             if i + 2 < scalars.count && scalars[i + 1] == 0x2D {
-                pairs.append((scalars[i], scalars[i + 2]))
+                // A reversed range would be a regex error; none of the built-in classes has one.
+                if scalars[i] <= scalars[i + 2] { pairs.append((scalars[i], scalars[i + 2])) }
                 i += 3
             } else {
                 pairs.append((scalars[i], scalars[i]))

@@ -5,7 +5,12 @@ struct LocalLMCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locallm",
         abstract: "Run local GGUF language models with LocalLM.",
-        // One subcommand per file in Commands/; each issue adds its own here.
-        subcommands: []
+        // One subcommand per file in Commands/, one per line here.
+        subcommands: [
+            InspectCommand.self,
+            TokenizeCommand.self,
+            DetokenizeCommand.self,
+            TemplateCommand.self,
+        ]
     )
 }

@@ -79,8 +79,18 @@ struct MalformedCase: Sendable, CustomTestStringConvertible {
         add(.init("kv count UInt64.max", with { $0.keyValueCountOverride = .max }, at: m["kv_count"]!) {
             if case .absurdCount(_, .max, _) = $0 { true } else { false }
         })
-        add(.init("key length UInt64.max", patched { b, m in b.patch(UInt64.max, at: m["kv:n"]!) }, at: m["kv:n"]!) {
+        add(.init("string length UInt64.max", patched { b, m in b.patch(UInt64.max, at: m["value:general.architecture"]!) },
+                  at: m["value:general.architecture"]!) {
             if case .absurdCount("string length", .max, _) = $0 { true } else { false }
+        })
+        add(.init("key length 2^20", patched { b, m in b.patch(UInt64(1) << 20, at: m["kv:n"]!) }, at: m["kv:n"]!) {
+            $0 == .nameTooLong(what: "key length", length: 1 << 20, limit: 65_535)
+        })
+        var longName = base()
+        longName.tensors[1].name = String(repeating: "x", count: 256)
+        let longNameFile = longName.build()
+        add(.init("tensor name of 256 bytes", longNameFile, at: longNameFile.marks["tensor:" + longName.tensors[1].name]!) {
+            $0 == .nameTooLong(what: "tensor name length", length: 256, limit: 255)
         })
         add(.init("string value past the end", patched { b, m in
             b.patch(UInt64(b.count - m["value:general.architecture"]! - 8 + 1), at: m["value:general.architecture"]!)

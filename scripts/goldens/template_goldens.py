@@ -2,10 +2,16 @@
 """Chat-template goldens: render real model templates the Hugging Face way with Python jinja2.
 
 What it makes (under Tests/Fixtures/templates/):
-  *.jinja         copies of llama.cpp's models/templates/*.jinja (the templates under test)
+  *.jinja         copies of llama.cpp's models/templates/*.jinja (the templates under test), plus
+                  gguf-SmolLM2-135M-Instruct.jinja (tokenizer.chat_template read from the test model
+                  with gguf-py) and locallm-default-chatml.jinja (ChatTemplate.defaultSource, the
+                  fallback for models without a template; a Swift test checks they are equal)
   contexts.json   the Jinja contexts (conversations) every template is rendered with, as an
                   ordered JSON list of {"name": ..., "context": {...}}
   goldens.json    {"date": ..., "cases": {template_file: {context_name: {"output": text} | {"error": message}}}}
+  snippets.json   small feature templates (loops, macros, filters, tests, methods, slicing, whitespace
+                  control, errors) from scripts/goldens/template_snippets.py, each with its context and
+                  jinja2's {"output"} or {"error"}
 
 How: jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True) with the
 `{% generation %}` extension and loopcontrols, the `tojson` override, `raise_exception` and
@@ -19,11 +25,12 @@ Rerun (needs jinja2 only):
 import argparse
 import json
 import os
-import shutil
 import sys
 from datetime import datetime
 
 import jinja2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -149,6 +156,22 @@ def conversations():
     return out
 
 
+# Must equal ChatTemplate.defaultSource in Sources/LocalLMTokenizers/ChatTemplate/ChatTemplate.swift.
+DEFAULT_CHATML = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
+
+def model_template(path):
+    """tokenizer.chat_template of a GGUF file, read with gguf-py (pip install gguf, or llama.cpp's gguf-py)."""
+    sys.path.insert(0, os.path.expanduser("~/.cache/locallm/reference/llama.cpp/gguf-py"))
+    import gguf
+
+    field = gguf.GGUFReader(path).fields["tokenizer.chat_template"]
+    return bytes(field.parts[field.data[0]]).decode("utf-8")
+
+
 def render(env, source, context):
     try:
         template = env.from_string(source)
@@ -168,18 +191,32 @@ def main():
     contexts = conversations()
     os.makedirs(OUT, exist_ok=True)
     cases = {}
-    names = sorted(f for f in os.listdir(args.templates) if f.endswith(".jinja"))
-    for name in names:
-        shutil.copyfile(os.path.join(args.templates, name), os.path.join(OUT, name))
+    sources = {}
+    for name in sorted(f for f in os.listdir(args.templates) if f.endswith(".jinja")):
         with open(os.path.join(args.templates, name), encoding="utf-8") as f:
-            source = f.read()
-        cases[name] = {c["name"]: render(env, source, c["context"]) for c in contexts}
+            sources[name] = f.read()
+    sources["gguf-SmolLM2-135M-Instruct.jinja"] = model_template(
+        os.path.expanduser("~/.cache/locallm/models/SmolLM2-135M-Instruct.Q4_1.gguf"))
+    sources["locallm-default-chatml.jinja"] = DEFAULT_CHATML
+    names = sorted(sources)
+    for name in names:
+        with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="") as f:
+            f.write(sources[name])
+        cases[name] = {c["name"]: render(env, sources[name], c["context"]) for c in contexts}
     with open(os.path.join(OUT, "contexts.json"), "w", encoding="utf-8") as f:
         json.dump(contexts, f, ensure_ascii=False, indent=1)
         f.write("\n")
     with open(os.path.join(OUT, "goldens.json"), "w", encoding="utf-8") as f:
         json.dump({"jinja2": jinja2.__version__, "date": FIXED_NOW.isoformat(), "cases": cases}, f, ensure_ascii=False, indent=1)
         f.write("\n")
+    from template_snippets import SNIPPETS
+    snippets = []
+    for i, (source, context) in enumerate(SNIPPETS):
+        snippets.append({"id": i, "source": source, "context": context, **render(env, source, context)})
+    with open(os.path.join(OUT, "snippets.json"), "w", encoding="utf-8") as f:
+        json.dump(snippets, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print(f"{len(snippets)} snippets, {sum(1 for s in snippets if 'error' in s)} expected errors", file=sys.stderr)
     errors = sum(1 for t in cases.values() for r in t.values() if "error" in r)
     total = sum(len(t) for t in cases.values())
     print(f"{len(names)} templates x {len(contexts)} contexts = {total} cases, {errors} expected errors", file=sys.stderr)

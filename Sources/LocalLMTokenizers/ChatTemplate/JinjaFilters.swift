@@ -81,7 +81,7 @@ enum JinjaFilters {
     static func itemsFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
         switch v {
         case .undefined: return .generator([])
-        case .object(let o): return .generator(o.entries.map { .array([$0.key, $0.value]) })
+        case .object(let o): return .generator(o.entries.map { .tuple([$0.key, $0.value]) })
         default: throw call.error(.type, "Can only get item pairs from a mapping.")
         }
     }
@@ -135,7 +135,7 @@ enum JinjaFilters {
     static func reverseFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
         switch v {
         case .string(let s), .markup(let s): return .string(JinjaStrings.string(s.unicodeScalars.reversed()))
-        case .array(let a): return .generator(a.reversed())
+        case .array(let a), .tuple(let a): return .generator(a.reversed())
         default: return .generator(try call.interpreter.iterate(v).reversed())
         }
     }
@@ -171,7 +171,10 @@ enum JinjaFilters {
         guard let name = try call.string(try call.bind("attr", ["name"])[0], "attr name") else {
             throw call.error(.type, "attr needs a name")
         }
-        return try call.interpreter.attribute(of: v, name)
+        // Python getattr: methods and namespace attributes, never dict items.
+        if case .namespace(let ns) = v { return ns.attributes[name] ?? .undefined("no attribute '\(name)'") }
+        if case .undefined(let why) = v { throw call.error(.undefined, why) }
+        return JinjaMethods.method(of: v, name).map { .callable($0) } ?? .undefined("no attribute '\(name)'")
     }
 
     static func centerFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
@@ -184,12 +187,12 @@ enum JinjaFilters {
     }
 
     static func formatFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
-        let args: JinjaValue = call.positional.count == 1 ? call.positional[0] : .array(call.positional)
+        let args: JinjaValue = .tuple(call.positional)
         return .string(try call.interpreter.percentFormat(v.pythonStr, args))
     }
 
     static func pprintFilter(_ v: JinjaValue, _ _: JinjaCall) throws(JinjaError) -> JinjaValue {
-        return .string(v.pythonRepr)
+        return .string(v.sortedForPrettyPrint.pythonRepr)
     }
 
     static func batchFilter(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
@@ -219,7 +222,7 @@ enum JinjaFilters {
         }
         var separators: (String, String)?
         if let s = a[2], !(s.isNone) {
-            guard case .array(let pair) = s, pair.count == 2, let i = pair[0].stringValue, let k = pair[1].stringValue else {
+            guard let pair = s.sequenceItems, pair.count == 2, let i = pair[0].stringValue, let k = pair[1].stringValue else {
                 throw call.error(.type, "tojson separators must be a pair of strings")
             }
             separators = (i, k)
@@ -235,7 +238,7 @@ enum JinjaFilters {
     static func length(_ v: JinjaValue, _ call: JinjaCall) throws(JinjaError) -> JinjaValue {
         switch v {
         case .string(let s), .markup(let s): return .int(s.unicodeScalars.count)
-        case .array(let a): return .int(a.count)
+        case .array(let a), .tuple(let a): return .int(a.count)
         case .object(let o): return .int(o.count)
         case .undefined: return .int(0)
         default: throw call.error(.type, "object of type '\(v.typeName)' has no len()")
@@ -337,8 +340,17 @@ enum JinjaFilters {
             guard d.isFinite, let i = Int(exactly: d.rounded(.towardZero)) else { return fallback }
             return .int(i)
         case .string(let s), .markup(let s):
-            let t = JinjaStrings.strip(s, chars: nil).replacingOccurrences(of: "_", with: "")
-            if let i = Int(t, radix: base) { return .int(i) }
+            var t = JinjaStrings.strip(s, chars: nil).replacingOccurrences(of: "_", with: "")
+            var sign = ""
+            if t.hasPrefix("-") || t.hasPrefix("+") { sign = String(t.removeFirst()) }
+            // Python's int(s, base) accepts the 0x/0o/0b prefix matching the base (base 0: any).
+            var radix = base
+            for (prefix, r) in [("0x", 16), ("0o", 8), ("0b", 2)] where t.lowercased().hasPrefix(prefix) && (base == r || base == 0) {
+                t.removeFirst(2)
+                radix = r
+            }
+            if radix == 0 { radix = 10 }
+            if (2...36).contains(radix), let i = Int(sign + t, radix: radix) { return .int(i) }
             if base == 10, let d = Double(t), d.isFinite, let i = Int(exactly: d.rounded(.towardZero)) { return .int(i) }
             return fallback
         default:
@@ -373,7 +385,8 @@ enum JinjaFilters {
         let d = n.double
         let scale = pow(10.0, Double(precision))
         switch method {
-        case "common": return .double((d * scale).rounded(.toNearestOrAwayFromZero) / scale)
+        // Python's round() rounds half to even.
+        case "common": return .double((d * scale).rounded(.toNearestOrEven) / scale)
         case "ceil": return .double((d * scale).rounded(.up) / scale)
         case "floor": return .double((d * scale).rounded(.down) / scale)
         default: throw call.error(.type, "method must be common, ceil or floor")
@@ -426,7 +439,7 @@ enum JinjaFilters {
         guard case .object(let o) = v else { throw call.error(.type, "dictsort needs a mapping") }
         let byValue = a[1]?.stringValue == "value"
         if let by = a[1]?.stringValue, by != "key", by != "value" { throw call.error(.type, "You can only sort by either 'key' or 'value'") }
-        let pairs = o.entries.map { JinjaValue.array([$0.key, $0.value]) }
+        let pairs = o.entries.map { JinjaValue.tuple([$0.key, $0.value]) }
         let caseSensitive = a[0]?.isTruthy ?? false
         let keys = try o.entries.map { (p) throws(JinjaError) in
             try key(byValue ? p.value : p.key, nil, caseSensitive: caseSensitive, call)
@@ -504,6 +517,21 @@ enum JinjaFilters {
 }
 
 extension JinjaValue {
+    /// `pprint` sorts dict keys.
+    var sortedForPrettyPrint: JinjaValue {
+        switch self {
+        case .array(let a): return .array(a.map(\.sortedForPrettyPrint))
+        case .tuple(let a): return .tuple(a.map(\.sortedForPrettyPrint))
+        case .object(let o):
+            var sorted = JinjaObject()
+            for (k, v) in o.entries.sorted(by: { $0.key.pythonStr.unicodeScalars.lexicographicallyPrecedes($1.key.pythonStr.unicodeScalars) }) {
+                sorted[k] = v.sortedForPrettyPrint
+            }
+            return .object(sorted)
+        default: return self
+        }
+    }
+
     var isNone: Bool {
         if case .none = self { return true }
         return false

@@ -7,11 +7,15 @@ extension JinjaInterpreter {
         case .name(let n, let line):
             self.line = line
             return frame.lookup(n) ?? .missing(n)
-        case .list(let items), .tuple(let items):
+        case .list(let items):
             var values: [JinjaValue] = []
             values.reserveCapacity(items.count)
             for e in items { values.append(try eval(e, frame)) }
             return .array(values)
+        case .tuple(let items):
+            var values: [JinjaValue] = []
+            for e in items { values.append(try eval(e, frame)) }
+            return .tuple(values)
         case .dict(let pairs):
             var o = JinjaObject()
             for (k, v) in pairs {
@@ -119,7 +123,7 @@ extension JinjaInterpreter {
     /// The sequence a `for` loop, `in` or a filter walks: list items, dict keys, string characters.
     func iterate(_ value: JinjaValue) throws(JinjaError) -> [JinjaValue] {
         switch value {
-        case .array(let a), .generator(let a): return a
+        case .array(let a), .tuple(let a), .generator(let a): return a
         case .object(let o): return o.keys
         case .string(let s), .markup(let s): return s.unicodeScalars.map { .string(String($0)) }
         case .undefined: return []
@@ -162,7 +166,7 @@ extension JinjaInterpreter {
             return .undefined("'dict object' has no attribute \(key.pythonRepr)")
         case .namespace(let ns):
             return ns.attributes[key.stringValue ?? ""] ?? .undefined("'Namespace' has no attribute \(key.pythonRepr)")
-        case .array(let a):
+        case .array(let a), .tuple(let a):
             if let i = intIndex(key) {
                 let j = i < 0 ? a.count + i : i
                 return a.indices.contains(j) ? a[j] : .undefined("list object has no element \(i)")
@@ -226,6 +230,8 @@ extension JinjaInterpreter {
         switch value {
         case .array(let items):
             return .array(try pick(items))
+        case .tuple(let items):
+            return .tuple(try pick(items))
         case .string(let s), .markup(let s):
             var v = String.UnicodeScalarView()
             v.append(contentsOf: try pick(Array(s.unicodeScalars)))

@@ -68,6 +68,8 @@ extension JinjaInterpreter {
             return .string(s)
         case ("+", .array(let x), .array(let y)):
             return .array(x + y)
+        case ("+", .tuple(let x), .tuple(let y)):
+            return .tuple(x + y)
         case ("*", _, _):
             if let n = number(b), case .int(let k) = n, a.stringValue != nil || isArray(a) {
                 return try repeated(a, k)
@@ -84,16 +86,17 @@ extension JinjaInterpreter {
     }
 
     func isArray(_ v: JinjaValue) -> Bool {
-        if case .array = v { return true }
-        return false
+        return v.sequenceItems != nil
     }
 
     func repeated(_ v: JinjaValue, _ k: Int) throws(JinjaError) -> JinjaValue {
         let n = max(0, k)
         switch v {
-        case .array(let a):
+        case .array(let a), .tuple(let a):
             guard a.isEmpty || n <= options.maxOutputBytes / a.count else { throw fail(.limit, "list repetition too large") }
-            return .array(Array([[JinjaValue]](repeating: a, count: n).joined()))
+            let r = Array([[JinjaValue]](repeating: a, count: n).joined())
+            if case .tuple = v { return .tuple(r) }
+            return .array(r)
         default:
             let s = v.stringValue ?? ""
             guard s.isEmpty || n <= options.maxOutputBytes / s.utf8.count else {
@@ -189,7 +192,7 @@ extension JinjaInterpreter {
         }
         switch (a, b) {
         case (.none, .none), (.undefined, .undefined): return true
-        case (.array(let x), .array(let y)):
+        case (.array(let x), .array(let y)), (.tuple(let x), .tuple(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
         case (.object(let x), .object(let y)):
             guard x.count == y.count else { return false }
@@ -220,7 +223,7 @@ extension JinjaInterpreter {
             let m = x.unicodeScalars.count, n = y.unicodeScalars.count
             return m < n ? -1 : m > n ? 1 : 0
         }
-        if case .array(let x) = a, case .array(let y) = b {
+        if let x = a.sequenceItems, let y = b.sequenceItems, a.typeName == b.typeName {
             for (c, d) in zip(x, y) where !equal(c, d) { return try compare(c, d, op) }
             return x.count < y.count ? -1 : x.count > y.count ? 1 : 0
         }
@@ -238,7 +241,7 @@ extension JinjaInterpreter {
                 throw fail(.type, "'in <string>' requires string as left operand, not \(needle.typeName)")
             }
             return n.isEmpty || Self.find(n, in: s) != nil
-        case .array(let a), .generator(let a):
+        case .array(let a), .tuple(let a), .generator(let a):
             return a.contains { equal($0, needle) }
         case .object(let o):
             if case .undefined(let why) = needle { throw fail(.undefined, why) }
@@ -282,7 +285,8 @@ extension JinjaInterpreter {
     /// `"…" % args`: printf-style formatting with %s, %r, %d/%i, %f, %x and %%.
     func percentFormat(_ format: String, _ args: JinjaValue) throws(JinjaError) -> String {
         var values: [JinjaValue]
-        if case .array(let a) = args { values = a } else { values = [args] }
+        // Only a tuple spreads into several arguments, as in Python.
+        if case .tuple(let a) = args { values = a } else { values = [args] }
         var out = ""
         var it = Array(format.unicodeScalars)[...]
         while let c = it.popFirst() {
@@ -311,7 +315,7 @@ extension JinjaInterpreter {
                 throw fail(.type, "unsupported format character '\(conv)'")
             }
         }
-        if !values.isEmpty, case .array = args { throw fail(.type, "not all arguments converted during string formatting") }
+        if !values.isEmpty, case .tuple = args { throw fail(.type, "not all arguments converted during string formatting") }
         return out
     }
 }

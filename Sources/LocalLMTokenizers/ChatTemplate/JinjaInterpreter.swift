@@ -250,7 +250,7 @@ final class JinjaInterpreter {
             f.variables["caller"] = keywords[k].1
             keywords.remove(at: k)
         }
-        f.variables["varargs"] = .array(extra)
+        f.variables["varargs"] = .tuple(extra)
         f.variables["kwargs"] = .object(JinjaObject(keywords))
         var out = ""
         _ = try exec(macro.body, f, &out)

@@ -25,7 +25,23 @@ struct JinjaLexer {
     private var tokens: [JinjaToken] = []
 
     init(_ source: String) {
-        s = Array(source.unicodeScalars)
+        // jinja2 normalises \r\n and \r to \n and drops one trailing newline
+        // (keep_trailing_newline=False) before lexing.
+        var scalars: [Unicode.Scalar] = []
+        scalars.reserveCapacity(source.unicodeScalars.count)
+        var previousCR = false
+        for c in source.unicodeScalars {
+            if c == "\r" {
+                scalars.append("\n")
+                previousCR = true
+                continue
+            }
+            if c == "\n", previousCR { previousCR = false; continue }
+            previousCR = false
+            scalars.append(c)
+        }
+        if scalars.last == "\n" { scalars.removeLast() }
+        s = scalars
         for (i, c) in s.enumerated() where c == "\n" { lineStarts.append(i + 1) }
     }
 

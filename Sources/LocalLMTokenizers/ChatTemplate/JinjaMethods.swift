@@ -9,6 +9,8 @@ enum JinjaMethods {
         switch value {
         case .string(let s), .markup(let s):
             return stringMethod(s, name)
+        case .tuple(let a):
+            return listMethod(a, name)
         case .array(let a):
             if mutatingListMethods.contains(name) { return refused("list", name) }
             return listMethod(a, name)
@@ -35,7 +37,7 @@ enum JinjaMethods {
         case "items":
             return make(name) { call throws(JinjaError) in
                 _ = try call.bind("items", [])
-                return .array(o.entries.map { .array([$0.key, $0.value]) })
+                return .array(o.entries.map { .tuple([$0.key, $0.value]) })
             }
         case "keys":
             return make(name) { call throws(JinjaError) in
@@ -111,7 +113,7 @@ enum JinjaMethods {
                 guard let p = a[0] else { throw call.error(.type, "\(name) takes at least 1 argument") }
                 var candidates: [String] = []
                 switch p {
-                case .array(let items):
+                case .array(let items), .tuple(let items):
                     for item in items {
                         guard let t = item.stringValue else { throw call.error(.type, "tuple for \(name) must only contain str") }
                         candidates.append(t)

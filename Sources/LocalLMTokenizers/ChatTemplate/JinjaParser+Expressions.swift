@@ -282,9 +282,6 @@ extension JinjaParser {
         let token = current
         var name = try expectName()
         while skipOp(".") { name += "." + (try expectName()) }
-        if JinjaFilters.table[name] == nil, !soft {
-            throw JinjaError(.unknownFilterOrTest, "no filter named '\(name)'", line: token.line, column: token.column)
-        }
         let arguments = isOp("(") ? try parseCallArguments() : JinjaArguments()
         return JinjaFilterCall(name: name, arguments: arguments, line: token.line)
     }

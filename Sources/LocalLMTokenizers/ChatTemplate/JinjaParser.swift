@@ -6,9 +6,6 @@ struct JinjaParser {
     /// Nesting depth, bounded so a hostile template cannot overflow the stack.
     var depth = 0
     static let maxDepth = 200
-    /// Inside an `if` body (and not in a loop/macro inside it): jinja2 defers "no filter named"
-    /// to run time there, so templates may guard optional filters.
-    var soft = false
 
     init(tokens: [JinjaToken]) { self.tokens = tokens }
 
@@ -16,6 +13,7 @@ struct JinjaParser {
         var parser = JinjaParser(tokens: try JinjaLexer.tokenize(source))
         let (body, end) = try parser.parseBody(until: [])
         if let end { throw parser.error("unexpected '\(end)'") }
+        try JinjaNameCheck.check(body)
         return body
     }
 
@@ -173,18 +171,12 @@ struct JinjaParser {
         }
     }
 
-    /// Runs `body` with the soft (inside-`if`) flag cleared, as jinja2's inner frames do.
+    /// Parses a nested body (kept as a hook: statements that open a scope go through here).
     mutating func scoped<T>(_ body: (inout JinjaParser) throws(JinjaError) -> T) throws(JinjaError) -> T {
-        let saved = soft
-        soft = false
-        defer { soft = saved }
-        return try body(&self)
+        try body(&self)
     }
 
     mutating func parseIf() throws(JinjaError) -> JinjaNode {
-        let saved = soft
-        soft = true
-        defer { soft = saved }
         var branches: [(JinjaExpr, [JinjaNode])] = []
         var condition = try parseTuple(withCondexpr: false)
         while true {

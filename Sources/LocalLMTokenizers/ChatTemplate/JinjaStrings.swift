@@ -32,9 +32,7 @@ enum JinjaStrings {
                 while i < a.count, isSpace(a[i]) { i += 1 }
                 if i >= a.count { break }
                 if maxsplit >= 0, parts.count == maxsplit {
-                    var j = a.count
-                    while j > i, isSpace(a[j - 1]) { j -= 1 }
-                    parts.append(string(a[i..<j]))
+                    parts.append(string(a[i...]))  // the remainder keeps its trailing whitespace
                     break
                 }
                 let start = i

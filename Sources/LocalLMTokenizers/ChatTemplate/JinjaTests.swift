@@ -56,12 +56,12 @@ enum JinjaTests {
             return false
         case "iterable":
             switch v {
-            case .string, .markup, .array, .object, .generator, .undefined: return true
+            case .string, .markup, .array, .tuple, .object, .generator, .undefined: return true
             default: return false
             }
         case "sequence":
             switch v {
-            case .string, .markup, .array, .object, .undefined: return true
+            case .string, .markup, .array, .tuple, .object, .undefined: return true
             default: return false
             }
         case "callable":

@@ -46,7 +46,7 @@ extension JinjaValue {
             if d.isNaN { out += "NaN" } else if d.isInfinite { out += d < 0 ? "-Infinity" : "Infinity" } else { out += d.description }
         case .string(let s), .markup(let s):
             Self.writeJSONString(s, into: &out, ensureASCII: ensureASCII)
-        case .array(let a):
+        case .array(let a), .tuple(let a):
             if a.isEmpty { out += "[]"; return }
             out += "["
             for (i, v) in a.enumerated() {

@@ -20,6 +20,7 @@ extension JinjaValue {
         case .string(let s): return Self.pythonStringRepr(s)
         case .markup(let s): return "Markup(\(Self.pythonStringRepr(s)))"
         case .array(let a): return "[" + a.map(\.pythonRepr).joined(separator: ", ") + "]"
+        case .tuple(let a): return a.count == 1 ? "(\(a[0].pythonRepr),)" : "(" + a.map(\.pythonRepr).joined(separator: ", ") + ")"
         case .object(let o):
             return "{" + o.entries.map { $0.key.pythonRepr + ": " + $0.value.pythonRepr }.joined(separator: ", ") + "}"
         case .namespace(let ns):

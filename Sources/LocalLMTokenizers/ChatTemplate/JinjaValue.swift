@@ -16,6 +16,8 @@ public enum JinjaValue: Sendable {
     /// A `Markup` string (from `safe`/`escape`): `+` with a plain string HTML-escapes the other side.
     case markup(String)
     case array([JinjaValue])
+    /// A Python tuple (`(a, b)` literals, `dict.items()` pairs): a list that prints as `(a, b)`.
+    case tuple([JinjaValue])
     case object(JinjaObject)
     /// A `namespace()` object: the one mutable value (`{% set ns.x = … %}`).
     case namespace(JinjaNamespace)
@@ -116,6 +118,16 @@ struct JinjaCall {
     let line: Int
 }
 
+extension JinjaValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JinjaValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .none }
+}
+
 extension JinjaValue {
     public init(_ string: String) { self = .string(string) }
 
@@ -127,7 +139,7 @@ extension JinjaValue {
         case .int(let i): return i != 0
         case .double(let d): return d != 0
         case .string(let s), .markup(let s): return !s.isEmpty
-        case .array(let a): return !a.isEmpty
+        case .array(let a), .tuple(let a): return !a.isEmpty
         case .object(let o): return !o.isEmpty
         case .namespace, .callable, .generator: return true
         }
@@ -136,6 +148,14 @@ extension JinjaValue {
     var isUndefined: Bool {
         if case .undefined = self { return true }
         return false
+    }
+
+    /// The items of a list or tuple, else nil.
+    var sequenceItems: [JinjaValue]? {
+        switch self {
+        case .array(let a), .tuple(let a): return a
+        default: return nil
+        }
     }
 
     /// The text of a `str` or `Markup`, else nil.
@@ -157,6 +177,7 @@ extension JinjaValue {
         case .string: return "str"
         case .markup: return "Markup"
         case .array: return "list"
+        case .tuple: return "tuple"
         case .object: return "dict"
         case .namespace: return "Namespace"
         case .callable: return "function"

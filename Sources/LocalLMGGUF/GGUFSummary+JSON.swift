@@ -1,0 +1,57 @@
+extension GGUFSummary {
+    /// One JSON object with GGUF key names, in a fixed order; absent figures are `null`.
+    /// `key_length` is the head size (the key if present, else embedding length / heads).
+    public var jsonText: String {
+        var fields: [(String, String)] = [
+            ("architecture", Self.json(architecture)),
+            ("name", Self.json(name)),
+            ("context_length", Self.json(contextLength)),
+            ("embedding_length", Self.json(embeddingLength)),
+            ("block_count", Self.json(blockCount)),
+            ("head_count", Self.json(headCount)),
+            ("head_count_kv", Self.json(headCountKV)),
+            ("key_length", Self.json(headSize)),
+            ("rope_freq_base", ropeFreqBase.map(Self.numberText) ?? "null"),
+            ("feed_forward_length", Self.json(feedForwardLength)),
+            ("vocab_size", Self.json(vocabSize)),
+            ("tokenizer_model", Self.json(tokenizerModel)),
+        ]
+        let types = tensorTypes.map { "\(Self.json($0.type.description)): \($0.count)" }.joined(separator: ", ")
+        fields += [
+            ("tensor_types", "{\(types)}"),
+            ("tensor_count", String(tensorCount)),
+            ("file_size", String(fileSize)),
+            ("parameter_count", String(parameterCount)),
+        ]
+        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    /// A float as the shortest text that reads back the same, in Float precision when the value is one
+    /// (GGUF stores RoPE bases as FLOAT32: 10000.0, not 10000.000000000002).
+    public static func numberText(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if let float = Float(exactly: value) { return "\(float)" }
+        return "\(value)"
+    }
+
+    static func json(_ value: Int?) -> String { value.map(String.init) ?? "null" }
+
+    static func json(_ value: String?) -> String {
+        guard let value else { return "null" }
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import LocalLMGGUF
+import LocalLMTokenizers
+
+/// `locallm template (--model M | --template FILE.jinja) --context CONTEXT.json`: renders a chat
+/// template the way Hugging Face does and prints exactly the text, with no added newline.
+struct TemplateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "template",
+        abstract: "Render a chat template with a JSON context, as Hugging Face's apply_chat_template does.",
+        discussion: """
+            CONTEXT.json is the whole Jinja context: messages, tools, add_generation_prompt, bos_token, \
+            eos_token and any other variables. With --model, the template and bos/eos texts come from the \
+            GGUF (ChatML when it has no template) unless the context sets bos_token/eos_token.
+            """
+    )
+
+    @Option(name: .long, help: "A GGUF model whose tokenizer.chat_template to render.")
+    var model: String?
+
+    @Option(name: .long, help: "A Jinja template file to render.")
+    var template: String?
+
+    @Option(name: .long, help: "JSON object with the template variables.")
+    var context: String
+
+    func validate() throws {
+        if (model == nil) == (template == nil) {
+            throw ValidationError("give exactly one of --model or --template")
+        }
+    }
+
+    func run() throws {
+        do {
+            let json = try JinjaValue(jsonData: Data(contentsOf: URL(fileURLWithPath: context)))
+            guard case .object(let object) = json else {
+                throw ValidationError("\(context): the context must be a JSON object")
+            }
+            var variables: [String: JinjaValue] = [:]
+            for (key, value) in object.pairs { variables[key] = value }
+            let text: String
+            if let model {
+                let modelTemplate = try ModelChatTemplate(gguf: GGUFFile(contentsOf: URL(fileURLWithPath: model)))
+                text = try modelTemplate.render(context: variables)
+            } else if let template {
+                let source = try String(contentsOf: URL(fileURLWithPath: template), encoding: .utf8)
+                text = try ChatTemplate(source: source).render(context: variables)
+            } else {
+                throw ValidationError("give exactly one of --model or --template")
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
