@@ -11,6 +11,8 @@ struct LocalLMCommand: AsyncParsableCommand {
             TokenizeCommand.self,
             DetokenizeCommand.self,
             TemplateCommand.self,
+            RunCommand.self,
+            ChatCommand.self,
         ]
     )
 }

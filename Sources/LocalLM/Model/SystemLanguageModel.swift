@@ -28,7 +28,7 @@ public final class SystemLanguageModel: LanguageModel, Sendable {
 
     /// Element type of the KV cache.
     public enum KVCacheType: String, Sendable, Hashable, CaseIterable {
-        case f32, f16, q8_0
+        case f32, f16
     }
 
     /// The file this model loads.

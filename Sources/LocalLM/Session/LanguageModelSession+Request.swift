@@ -25,7 +25,7 @@ extension LanguageModelSession {
         let started = ContinuousClock.now
 
         var transcript = before
-        let firstEntry = transcript.endIndex
+        var firstEntry = transcript.endIndex
         let responseFormat = schema.map { Transcript.ResponseFormat(schema: $0) }
         transcript.entries.append(
             .prompt(Transcript.Prompt(segments: prompt.segments, options: options, responseFormat: responseFormat)))
@@ -35,16 +35,30 @@ extension LanguageModelSession {
         var usage = Usage()
         var rounds = 0
         var partialText = ""
+        var policy = transcriptErrorHandlingPolicy
         do {
             while true {
                 try Task.checkCancellation()
+                var roundOptions = options
+                var roundTools = tools
+                var hooks: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
+                if let profile {
+                    let resolved = SessionPropertyStore.$current.withValue(properties) { profile() }
+                    roundTools = resolved.tools
+                    hooks = resolved.onToolCall
+                    roundOptions.toolCallingMode = options.toolCallingMode ?? resolved.toolCallingMode
+                    roundOptions.temperature = options.temperature ?? resolved.temperature
+                    policy = resolved.transcriptErrorHandlingPolicy ?? transcriptErrorHandlingPolicy
+                    if Self.setInstructions(resolved.instructions, tools: resolved.tools, in: &transcript) { firstEntry += 1 }
+                    setTranscript(transcript)
+                }
                 let collector = EventCollector()
                 let channel = LanguageModelExecutorGenerationChannel { event in
                     guard let text = collector.apply(event), let onProgress else { return }
                     await onProgress(Self.content(of: text, schema: schema))
                 }
                 let request = LanguageModelExecutorGenerationRequest(
-                    id: requestID, transcript: transcript, generationOptions: options,
+                    id: requestID, transcript: transcript, generationOptions: roundOptions,
                     contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt), schema: schema)
                 do {
                     try await executor.respond(request, channel)
@@ -73,7 +87,12 @@ extension LanguageModelSession {
                     setTranscript(transcript)
                     logger.debug(
                         "tool calls", metadata: ["round": "\(rounds)", "calls": "\(result.toolCalls.map(\.description))"])
-                    let outputs = try await callTools(result.toolCalls)
+                    for call in result.toolCalls {
+                        for hook in hooks {
+                            try await SessionPropertyStore.$current.withValue(properties) { try await hook(call) }
+                        }
+                    }
+                    let outputs = try await callTools(result.toolCalls, tools: roundTools)
                     transcript.entries.append(contentsOf: outputs.map { .toolOutput($0) })
                     setTranscript(transcript)
                     continue
@@ -102,7 +121,7 @@ extension LanguageModelSession {
                     rawContent: content, transcriptEntries: transcript.entries[firstEntry...], usage: usage)
             }
         } catch {
-            if transcriptErrorHandlingPolicy?.value == .preserve {
+            if policy?.value == .preserve {
                 if !partialText.isEmpty {
                     transcript.entries.append(
                         .response(Transcript.Response(
@@ -119,7 +138,7 @@ extension LanguageModelSession {
     }
 
     /// Runs one round of tool calls concurrently; outputs come back in call order.
-    private func callTools(_ calls: [Transcript.ToolCall]) async throws -> [Transcript.ToolOutput] {
+    private func callTools(_ calls: [Transcript.ToolCall], tools: [any Tool]) async throws -> [Transcript.ToolOutput] {
         var resolved: [(call: Transcript.ToolCall, tool: any Tool)] = []
         for call in calls {
             guard let tool = tools.first(where: { $0.name == call.toolName }) else {
@@ -151,6 +170,22 @@ extension LanguageModelSession {
         return zip(resolved, segments).map { item, segments in
             Transcript.ToolOutput(id: item.call.id, toolName: item.call.toolName, segments: segments)
         }
+    }
+
+    /// Makes the transcript's instructions entry (the first) say what a profile says.
+    /// Returns whether it inserted the entry.
+    private static func setInstructions(_ instructions: Instructions?, tools: [any Tool], in transcript: inout Transcript) -> Bool {
+        let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
+        let segments = instructions?.segments ?? []
+        if case .instructions(var existing)? = transcript.entries.first {
+            existing.segments = segments
+            existing.toolDefinitions = definitions
+            transcript.entries[0] = .instructions(existing)
+        } else if !segments.isEmpty || !definitions.isEmpty {
+            transcript.entries.insert(.instructions(Transcript.Instructions(segments: segments, toolDefinitions: definitions)), at: 0)
+            return true
+        }
+        return false
     }
 
     /// The content of a response in progress: a string, or the partial JSON parsed as far as it goes.

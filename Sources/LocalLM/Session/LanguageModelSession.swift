@@ -17,6 +17,10 @@ public final class LanguageModelSession: Sendable, Observable {
     package let executor: AnyLanguageModelExecutor
     package let tools: [any Tool]
     package let logger: Logger
+    /// The dynamic profile, worked out before every round of a request.
+    package let profile: (@Sendable () -> ResolvedProfile)?
+    /// Values the profile's `@SessionProperty`s read and write.
+    package let properties = SessionPropertyStore()
     private let registrar = ObservationRegistrar()
 
     /// The most tool-calling rounds one request may take before the session stops it with
@@ -47,9 +51,13 @@ public final class LanguageModelSession: Sendable, Observable {
         set { state.withLock { $0.transcriptErrorHandlingPolicy = newValue } }
     }
 
-    package init(executor: AnyLanguageModelExecutor, tools: [any Tool], transcript: Transcript) {
+    package init(
+        executor: AnyLanguageModelExecutor, tools: [any Tool], transcript: Transcript,
+        profile: (@Sendable () -> ResolvedProfile)? = nil
+    ) {
         self.executor = executor
         self.tools = tools
+        self.profile = profile
         self.state = Mutex(State(transcript: transcript))
         var logger = Logger(label: "LocalLM.session")
         logger[metadataKey: "model"] = "\(executor.modelName)"
@@ -97,6 +105,23 @@ public final class LanguageModelSession: Sendable, Observable {
     /// Creates a session that continues the conversation of a transcript.
     public convenience init(model: some LanguageModel = SystemLanguageModel.default, tools: [any Tool] = [], transcript: Transcript) {
         self.init(executor: Self.makeExecutor(model), tools: tools, transcript: transcript)
+    }
+
+    /// Creates a session whose instructions, tools and settings come from a dynamic profile,
+    /// worked out again before every round of every request.
+    public convenience init(
+        model: some LanguageModel = SystemLanguageModel.default, profile: some DynamicProfile & Sendable,
+        history: some Collection<Transcript.Entry> = []
+    ) {
+        let resolve: @Sendable () -> ResolvedProfile = {
+            var resolved = ResolvedProfile()
+            LanguageModelSession.resolve(profile, into: &resolved)
+            return resolved
+        }
+        self.init(
+            executor: Self.makeExecutor(model), tools: [],
+            transcript: Transcript(entries: history.filter { if case .instructions = $0 { false } else { true } }),
+            profile: resolve)
     }
 
     /// Loads the model and processes the instructions (and a prompt prefix, if given) ahead of
