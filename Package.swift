@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "locallm",
             dependencies: [
-                "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime",
+                "LocalLM", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -14,6 +14,8 @@ struct LocalLMCommand: AsyncParsableCommand {
             GenerateCommand.self,
             LogitsCommand.self,
             BenchCommand.self,
+            RunCommand.self,
+            ChatCommand.self,
         ]
     )
 }

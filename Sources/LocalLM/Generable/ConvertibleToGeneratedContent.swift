@@ -1,8 +1,8 @@
 /// A type that can be converted to generated content.
 ///
-/// Apple's protocol also refines `InstructionsRepresentable` and `PromptRepresentable`; those
-/// belong to the session layer (Sources/LocalLM, outside Generable/), which adds the refinement here.
-public protocol ConvertibleToGeneratedContent {
+/// As in Apple's framework it refines `InstructionsRepresentable` and `PromptRepresentable`; the
+/// session layer (Prompting/ConvertibleToGeneratedContent+Prompt.swift) supplies the representations.
+public protocol ConvertibleToGeneratedContent: InstructionsRepresentable, PromptRepresentable {
     /// This instance represented as generated content.
     var generatedContent: GeneratedContent { get }
 }

@@ -1,0 +1,79 @@
+extension LanguageModelSession {
+    /// Session configuration that is worked out again before every round of a request: which
+    /// instructions and tools the model sees, the tool calling mode, temperature, error policy and
+    /// tool-call hooks. `body` may read session properties (`@SessionProperty`) that hooks update,
+    /// so a profile can, say, require one tool call and then allow the model to answer.
+    public protocol DynamicProfile {
+        associatedtype Body: LanguageModelSession.DynamicProfile
+        @DynamicProfileBuilder var body: Body { get }
+    }
+
+    /// Builds a profile's `body`, with `if`/`else` choosing between profiles.
+    @resultBuilder
+    public enum DynamicProfileBuilder {
+        public static func buildBlock<P: LanguageModelSession.DynamicProfile>(_ profile: P) -> P { profile }
+
+        public static func buildEither<First: LanguageModelSession.DynamicProfile, Second: LanguageModelSession.DynamicProfile>(
+            first: First
+        ) -> ConditionalProfile<First, Second> {
+            ConditionalProfile(choice: .first(first))
+        }
+
+        public static func buildEither<First: LanguageModelSession.DynamicProfile, Second: LanguageModelSession.DynamicProfile>(
+            second: Second
+        ) -> ConditionalProfile<First, Second> {
+            ConditionalProfile(choice: .second(second))
+        }
+
+        public static func buildLimitedAvailability<P: LanguageModelSession.DynamicProfile>(_ profile: P) -> P { profile }
+    }
+
+    /// One of two profiles, from an `if`/`else` in a `body`.
+    public struct ConditionalProfile<First: LanguageModelSession.DynamicProfile, Second: LanguageModelSession.DynamicProfile>:
+        LanguageModelSession.DynamicProfile, PrimitiveProfile
+    {
+        enum Choice {
+            case first(First)
+            case second(Second)
+        }
+
+        let choice: Choice
+
+        public var body: Never { fatalError("ConditionalProfile has no body") }
+
+        package func resolve(into profile: inout ResolvedProfile) {
+            switch choice {
+            case .first(let first): LanguageModelSession.resolve(first, into: &profile)
+            case .second(let second): LanguageModelSession.resolve(second, into: &profile)
+            }
+        }
+    }
+
+    /// Works out a profile: primitive profiles apply themselves, others their `body`.
+    package static func resolve(_ profile: some DynamicProfile, into resolved: inout ResolvedProfile) {
+        if let primitive = profile as? any PrimitiveProfile {
+            primitive.resolve(into: &resolved)
+        } else {
+            resolve(profile.body, into: &resolved)
+        }
+    }
+}
+
+extension Never: LanguageModelSession.DynamicProfile {
+    public var body: Never { fatalError("Never has no body") }
+}
+
+/// A profile that applies itself instead of having a body.
+package protocol PrimitiveProfile {
+    func resolve(into profile: inout ResolvedProfile)
+}
+
+/// What a profile comes to for one round of a request.
+package struct ResolvedProfile: Sendable {
+    package var instructions: Instructions?
+    package var tools: [any Tool] = []
+    package var toolCallingMode: GenerationOptions.ToolCallingMode?
+    package var temperature: Double?
+    package var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy?
+    package var onToolCall: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
+}

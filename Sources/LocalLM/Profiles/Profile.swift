@@ -1,0 +1,111 @@
+extension LanguageModelSession {
+    /// A configuration: instructions and tools, given with a builder, plus modifiers.
+    ///
+    /// ```swift
+    /// Profile {
+    ///     "You are a bread expert."
+    ///     BreadDatabaseTool()
+    /// }
+    /// .temperature(0.9)
+    /// ```
+    public struct Profile: LanguageModelSession.DynamicProfile, PrimitiveProfile {
+        package let content: ProfileContent
+
+        public init(@ProfileContentBuilder _ content: () -> ProfileContent) {
+            self.content = content()
+        }
+
+        public var body: Never { fatalError("Profile has no body") }
+
+        package func resolve(into profile: inout ResolvedProfile) {
+            if !content.segments.isEmpty { profile.instructions = Instructions(segments: content.segments) }
+            profile.tools = content.tools
+        }
+    }
+
+    /// What a `Profile` holds: instruction segments and tools, in order.
+    public struct ProfileContent: Sendable {
+        package var segments: [Transcript.Segment] = []
+        package var tools: [any Tool] = []
+
+        package init(segments: [Transcript.Segment] = [], tools: [any Tool] = []) {
+            self.segments = segments
+            self.tools = tools
+        }
+
+        package static func + (lhs: Self, rhs: Self) -> Self {
+            ProfileContent(segments: lhs.segments + rhs.segments, tools: lhs.tools + rhs.tools)
+        }
+    }
+
+    /// Builds a `Profile`'s content from instructions (strings, `Instructions`, Generable values)
+    /// and tools.
+    @resultBuilder
+    public enum ProfileContentBuilder {
+        public static func buildExpression(_ tool: some Tool) -> ProfileContent {
+            ProfileContent(tools: [tool])
+        }
+
+        public static func buildExpression(_ instructions: some InstructionsRepresentable) -> ProfileContent {
+            ProfileContent(segments: instructions.instructionsRepresentation.segments)
+        }
+
+        public static func buildExpression(_ content: ProfileContent) -> ProfileContent { content }
+
+        public static func buildBlock(_ parts: ProfileContent...) -> ProfileContent {
+            parts.reduce(ProfileContent(), +)
+        }
+
+        public static func buildOptional(_ part: ProfileContent?) -> ProfileContent { part ?? ProfileContent() }
+        public static func buildEither(first: ProfileContent) -> ProfileContent { first }
+        public static func buildEither(second: ProfileContent) -> ProfileContent { second }
+        public static func buildArray(_ parts: [ProfileContent]) -> ProfileContent { parts.reduce(ProfileContent(), +) }
+        public static func buildLimitedAvailability(_ part: ProfileContent) -> ProfileContent { part }
+    }
+
+    /// A profile with one setting changed.
+    public struct ModifiedProfile<Base: LanguageModelSession.DynamicProfile>: LanguageModelSession.DynamicProfile, PrimitiveProfile {
+        let base: Base
+        let modify: @Sendable (inout ResolvedProfile) -> Void
+
+        public var body: Never { fatalError("ModifiedProfile has no body") }
+
+        package func resolve(into profile: inout ResolvedProfile) {
+            LanguageModelSession.resolve(base, into: &profile)
+            modify(&profile)
+        }
+    }
+}
+
+extension LanguageModelSession.DynamicProfile {
+    private func modified(_ modify: @escaping @Sendable (inout ResolvedProfile) -> Void) -> LanguageModelSession.ModifiedProfile<Self> {
+        LanguageModelSession.ModifiedProfile(base: self, modify: modify)
+    }
+
+    /// Sets the tool calling mode of requests made under this profile.
+    public func toolCallingMode(_ toolCallingMode: GenerationOptions.ToolCallingMode?) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.toolCallingMode = toolCallingMode }
+    }
+
+    /// Sets the sampling temperature of requests made under this profile.
+    public func temperature(_ temperature: Double?) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.temperature = temperature }
+    }
+
+    /// Sets what happens to the transcript when a request fails.
+    public func transcriptErrorHandlingPolicy(_ policy: TranscriptErrorHandlingPolicy?) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.transcriptErrorHandlingPolicy = policy }
+    }
+
+    /// Runs an action for every tool call, before the tool runs. An error it throws ends the request.
+    public func onToolCall(perform action: @escaping @Sendable (Transcript.ToolCall) async throws -> Void)
+        -> some LanguageModelSession.DynamicProfile
+    {
+        modified { $0.onToolCall.append(action) }
+    }
+
+    /// Runs an action for every tool call, before the tool runs. An error it throws ends the request.
+    public func onToolCall(perform action: @escaping @Sendable () async throws -> Void) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.onToolCall.append { _ in try await action() } }
+    }
+}

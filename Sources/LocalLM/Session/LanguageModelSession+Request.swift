@@ -1,0 +1,228 @@
+import Foundation
+import Logging
+
+extension LanguageModelSession {
+    /// What one request produced.
+    package struct RequestOutcome: Sendable {
+        var rawContent: GeneratedContent
+        var transcriptEntries: ArraySlice<Transcript.Entry>
+        var usage: Usage
+    }
+
+    /// Runs one request: the prompt, then as many tool-calling rounds as the model asks for (up
+    /// to `maximumToolRounds`), then the response. `onProgress` gets the cumulative response
+    /// content after every text delta, for streaming.
+    ///
+    /// Errors leave the transcript as the policy says (reverted by default) and the session usable.
+    package func performRequest(
+        prompt: Prompt, schema: GenerationSchema?, includeSchemaInPrompt: Bool, options: GenerationOptions,
+        onProgress: (@Sendable (GeneratedContent) async -> Void)? = nil
+    ) async throws -> RequestOutcome {
+        let before = try beginRequest()
+        let requestID = UUID()
+        var logger = self.logger
+        logger[metadataKey: "request"] = "\(requestID.uuidString.prefix(8))"
+        let started = ContinuousClock.now
+
+        var transcript = before
+        var firstEntry = transcript.endIndex
+        let responseFormat = schema.map { Transcript.ResponseFormat(schema: $0) }
+        transcript.entries.append(
+            .prompt(Transcript.Prompt(segments: prompt.segments, options: options, responseFormat: responseFormat)))
+        setTranscript(transcript)
+        logger.debug("request started", metadata: ["prompt": "\(prompt.text)"])
+
+        var usage = Usage()
+        var rounds = 0
+        var partialText = ""
+        var policy = transcriptErrorHandlingPolicy
+        do {
+            while true {
+                try Task.checkCancellation()
+                var roundOptions = options
+                var roundTools = tools
+                var hooks: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
+                if let profile {
+                    let resolved = SessionPropertyStore.$current.withValue(properties) { profile() }
+                    roundTools = resolved.tools
+                    hooks = resolved.onToolCall
+                    roundOptions.toolCallingMode = options.toolCallingMode ?? resolved.toolCallingMode
+                    roundOptions.temperature = options.temperature ?? resolved.temperature
+                    policy = resolved.transcriptErrorHandlingPolicy ?? transcriptErrorHandlingPolicy
+                    if Self.setInstructions(resolved.instructions, tools: resolved.tools, in: &transcript) { firstEntry += 1 }
+                    setTranscript(transcript)
+                }
+                let collector = EventCollector()
+                let channel = LanguageModelExecutorGenerationChannel { event in
+                    guard let text = collector.apply(event), let onProgress else { return }
+                    await onProgress(Self.content(of: text, schema: schema))
+                }
+                let request = LanguageModelExecutorGenerationRequest(
+                    id: requestID, transcript: transcript, generationOptions: roundOptions,
+                    contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt), schema: schema)
+                do {
+                    try await executor.respond(request, channel)
+                } catch {
+                    partialText = collector.accumulated.text
+                    throw error
+                }
+                let result = collector.accumulated
+                usage.inputTokenCount += result.usage.inputTokenCount
+                usage.cachedInputTokenCount += result.usage.cachedInputTokenCount
+                usage.outputTokenCount += max(result.usage.outputTokenCount, result.outputTokens)
+                try Task.checkCancellation()
+
+                if !result.reasoning.isEmpty {
+                    transcript.entries.append(
+                        .reasoning(Transcript.Reasoning(
+                            id: result.reasoningID ?? UUID().uuidString,
+                            segments: [.text(Transcript.TextSegment(content: result.reasoning))])))
+                }
+
+                if !result.toolCalls.isEmpty {
+                    rounds += 1
+                    guard rounds <= maximumToolRounds else { throw ToolCallLimitExceeded(maximumToolRounds: maximumToolRounds) }
+                    transcript.entries.append(
+                        .toolCalls(Transcript.ToolCalls(id: result.toolCallsID ?? UUID().uuidString, result.toolCalls)))
+                    setTranscript(transcript)
+                    logger.debug(
+                        "tool calls", metadata: ["round": "\(rounds)", "calls": "\(result.toolCalls.map(\.description))"])
+                    for call in result.toolCalls {
+                        for hook in hooks {
+                            try await SessionPropertyStore.$current.withValue(properties) { try await hook(call) }
+                        }
+                    }
+                    let outputs = try await callTools(result.toolCalls, tools: roundTools)
+                    transcript.entries.append(contentsOf: outputs.map { .toolOutput($0) })
+                    setTranscript(transcript)
+                    continue
+                }
+
+                let content = try Self.finalContent(of: result.text, schema: schema)
+                let segment: Transcript.Segment =
+                    if let schema {
+                        .structure(Transcript.StructuredSegment(source: schema.schemaName, content: content))
+                    } else {
+                        .text(Transcript.TextSegment(content: result.text))
+                    }
+                transcript.entries.append(
+                    .response(Transcript.Response(
+                        id: result.responseID ?? UUID().uuidString, assetIDs: [executor.modelName], segments: [segment])))
+                setTranscript(transcript)
+                setResponding(false)
+                let elapsed = ContinuousClock.now - started
+                logger.debug(
+                    "request finished",
+                    metadata: [
+                        "inputTokens": "\(usage.inputTokenCount)", "cachedInputTokens": "\(usage.cachedInputTokenCount)",
+                        "outputTokens": "\(usage.outputTokenCount)", "toolRounds": "\(rounds)", "elapsed": "\(elapsed)",
+                    ])
+                return RequestOutcome(
+                    rawContent: content, transcriptEntries: transcript.entries[firstEntry...], usage: usage)
+            }
+        } catch {
+            if policy?.value == .preserve {
+                if !partialText.isEmpty {
+                    transcript.entries.append(
+                        .response(Transcript.Response(
+                            assetIDs: [executor.modelName], segments: [.text(Transcript.TextSegment(content: partialText))])))
+                }
+                setTranscript(transcript)
+            } else {
+                setTranscript(before)
+            }
+            setResponding(false)
+            logger.debug("request failed", metadata: ["error": "\(error)"])
+            throw Self.publicError(error, entries: Array(transcript.entries[firstEntry...]))
+        }
+    }
+
+    /// Runs one round of tool calls concurrently; outputs come back in call order.
+    private func callTools(_ calls: [Transcript.ToolCall], tools: [any Tool]) async throws -> [Transcript.ToolOutput] {
+        var resolved: [(call: Transcript.ToolCall, tool: any Tool)] = []
+        for call in calls {
+            guard let tool = tools.first(where: { $0.name == call.toolName }) else {
+                throw GenerationError.decodingFailure(
+                    GenerationError.Context(debugDescription: "the model called an unknown tool '\(call.toolName)'"))
+            }
+            resolved.append((call, tool))
+        }
+        let segments = try await withThrowingTaskGroup(of: (Int, [Transcript.Segment]).self) { group in
+            for (index, item) in resolved.enumerated() {
+                let tool = item.tool
+                let arguments = item.call.arguments
+                group.addTask {
+                    do {
+                        return (index, try await tool.call(generatedArguments: arguments))
+                    } catch let error as CancellationError {
+                        throw error
+                    } catch {
+                        throw ToolCallError(tool: tool, underlyingError: error)
+                    }
+                }
+            }
+            var outputs = [[Transcript.Segment]](repeating: [], count: resolved.count)
+            for try await (index, output) in group {
+                outputs[index] = output
+            }
+            return outputs
+        }
+        return zip(resolved, segments).map { item, segments in
+            Transcript.ToolOutput(id: item.call.id, toolName: item.call.toolName, segments: segments)
+        }
+    }
+
+    /// Makes the transcript's instructions entry (the first) say what a profile says.
+    /// Returns whether it inserted the entry.
+    private static func setInstructions(_ instructions: Instructions?, tools: [any Tool], in transcript: inout Transcript) -> Bool {
+        let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
+        let segments = instructions?.segments ?? []
+        if case .instructions(var existing)? = transcript.entries.first {
+            existing.segments = segments
+            existing.toolDefinitions = definitions
+            transcript.entries[0] = .instructions(existing)
+        } else if !segments.isEmpty || !definitions.isEmpty {
+            transcript.entries.insert(.instructions(Transcript.Instructions(segments: segments, toolDefinitions: definitions)), at: 0)
+            return true
+        }
+        return false
+    }
+
+    /// The content of a response in progress: a string, or the partial JSON parsed as far as it goes.
+    package static func content(of text: String, schema: GenerationSchema?) -> GeneratedContent {
+        guard schema != nil else { return GeneratedContent(text) }
+        return (try? GeneratedContent(json: text)) ?? GeneratedContent(kind: .null)
+    }
+
+    /// The content of a finished response; output that does not parse is a `decodingFailure`.
+    package static func finalContent(of text: String, schema: GenerationSchema?) throws -> GeneratedContent {
+        guard schema != nil else { return GeneratedContent(text) }
+        do {
+            return try GeneratedContent(json: text)
+        } catch {
+            throw GenerationError.decodingFailure(
+                GenerationError.Context(debugDescription: "the response is not valid JSON for the schema: \(error)"))
+        }
+    }
+
+    /// What callers see: executor errors (`LanguageModelError`, `LanguageModelSession.Error`) become
+    /// `GenerationError`; tool errors, cancellation and the tool-round bound pass through.
+    package static func publicError(_ error: any Swift.Error, entries: [Transcript.Entry]) -> any Swift.Error {
+        switch error {
+        case let error as LanguageModelError:
+            if case .refusal(let info) = error {
+                return GenerationError.refusal(
+                    GenerationError.Refusal(transcriptEntries: entries),
+                    GenerationError.Context(debugDescription: info.debugDescription))
+            }
+            return error.generationError
+        case let error as LanguageModelSession.Error:
+            switch error {
+            case .concurrentRequests, .transcriptMutationWhileResponding:
+                return GenerationError.concurrentRequests(GenerationError.Context(debugDescription: error.localizedDescription))
+            }
+        default:
+            return error
+        }
+    }
+}

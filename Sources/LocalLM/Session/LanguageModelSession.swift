@@ -1,0 +1,206 @@
+import Foundation
+import Logging
+import Observation
+import Synchronization
+
+/// A conversation with a language model: instructions, tools, and a transcript that grows with
+/// every request. A session answers one request at a time; many sessions can share one model.
+public final class LanguageModelSession: Sendable, Observable {
+    /// The session's mutable state, behind one lock.
+    package struct State: Sendable {
+        var transcript: Transcript
+        var isResponding = false
+        var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy?
+    }
+
+    package let state: Mutex<State>
+    package let executor: AnyLanguageModelExecutor
+    package let tools: [any Tool]
+    package let logger: Logger
+    /// The dynamic profile, worked out before every round of a request.
+    package let profile: (@Sendable () -> ResolvedProfile)?
+    /// Values the profile's `@SessionProperty`s read and write.
+    package let properties = SessionPropertyStore()
+    private let registrar = ObservationRegistrar()
+
+    /// The most tool-calling rounds one request may take before the session stops it with
+    /// `ToolCallLimitExceeded`. A round is one batch of calls and their outputs.
+    public var maximumToolRounds: Int {
+        get { maximumToolRoundsStorage.withLock { $0 } }
+        set { maximumToolRoundsStorage.withLock { $0 = newValue } }
+    }
+    private let maximumToolRoundsStorage = Mutex(8)
+
+    /// A full record of the session: instructions, prompts, tool calls and outputs, responses.
+    public var transcript: Transcript {
+        registrar.access(self, keyPath: \.transcript)
+        return state.withLock { $0.transcript }
+    }
+
+    /// Whether the session is responding to a request. Observable.
+    public var isResponding: Bool {
+        registrar.access(self, keyPath: \.isResponding)
+        return state.withLock { $0.isResponding }
+    }
+
+    /// What happens to the transcript when a request fails: `nil` or `.revertTranscript` (the
+    /// default) puts it back as it was before the request; `.preserveTranscript` keeps what the
+    /// request added, including a partial response.
+    public var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy? {
+        get { state.withLock { $0.transcriptErrorHandlingPolicy } }
+        set { state.withLock { $0.transcriptErrorHandlingPolicy = newValue } }
+    }
+
+    package init(
+        executor: AnyLanguageModelExecutor, tools: [any Tool], transcript: Transcript,
+        profile: (@Sendable () -> ResolvedProfile)? = nil
+    ) {
+        self.executor = executor
+        self.tools = tools
+        self.profile = profile
+        self.state = Mutex(State(transcript: transcript))
+        var logger = Logger(label: "LocalLM.session")
+        logger[metadataKey: "model"] = "\(executor.modelName)"
+        self.logger = logger
+    }
+
+    private static func makeExecutor(_ model: some LanguageModel) -> AnyLanguageModelExecutor {
+        do {
+            return try AnyLanguageModelExecutor(model: model)
+        } catch {
+            // Apple's initializers do not throw; a model that cannot make an executor fails at
+            // the first request instead, with the reason.
+            return AnyLanguageModelExecutor(failing: error, modelName: String(describing: type(of: model)))
+        }
+    }
+
+    private static func instructionsEntry(_ instructions: Instructions?, tools: [any Tool]) -> [Transcript.Entry] {
+        guard instructions != nil || !tools.isEmpty else { return [] }
+        let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
+        return [.instructions(Transcript.Instructions(segments: instructions?.segments ?? [], toolDefinitions: definitions))]
+    }
+
+    /// Creates a session with optional instructions.
+    public convenience init(
+        model: some LanguageModel = SystemLanguageModel.default, tools: [any Tool] = [], instructions: Instructions? = nil
+    ) {
+        self.init(
+            executor: Self.makeExecutor(model), tools: tools,
+            transcript: Transcript(entries: Self.instructionsEntry(instructions, tools: tools)))
+    }
+
+    /// Creates a session with instructions given as a string.
+    public convenience init(model: some LanguageModel = SystemLanguageModel.default, tools: [any Tool] = [], instructions: String) {
+        self.init(model: model, tools: tools, instructions: Instructions(instructions))
+    }
+
+    /// Creates a session with an instructions builder.
+    public convenience init(
+        model: some LanguageModel = SystemLanguageModel.default, tools: [any Tool] = [],
+        @InstructionsBuilder instructions: () throws -> Instructions
+    ) rethrows {
+        self.init(model: model, tools: tools, instructions: try instructions())
+    }
+
+    /// Creates a session that continues the conversation of a transcript.
+    public convenience init(model: some LanguageModel = SystemLanguageModel.default, tools: [any Tool] = [], transcript: Transcript) {
+        self.init(executor: Self.makeExecutor(model), tools: tools, transcript: transcript)
+    }
+
+    /// Creates a session whose instructions, tools and settings come from a dynamic profile,
+    /// worked out again before every round of every request.
+    public convenience init(
+        model: some LanguageModel = SystemLanguageModel.default, profile: some DynamicProfile & Sendable,
+        history: some Collection<Transcript.Entry> = []
+    ) {
+        let resolve: @Sendable () -> ResolvedProfile = {
+            var resolved = ResolvedProfile()
+            LanguageModelSession.resolve(profile, into: &resolved)
+            return resolved
+        }
+        self.init(
+            executor: Self.makeExecutor(model), tools: [],
+            transcript: Transcript(entries: history.filter { if case .instructions = $0 { false } else { true } }),
+            profile: resolve)
+    }
+
+    /// Loads the model and processes the instructions (and a prompt prefix, if given) ahead of
+    /// the first request, so that it starts sooner.
+    public func prewarm(promptPrefix: Prompt? = nil) {
+        var transcript = self.transcript
+        if let promptPrefix {
+            transcript.entries.append(.prompt(Transcript.Prompt(segments: promptPrefix.segments)))
+        }
+        executor.prewarm(transcript)
+    }
+
+    // MARK: State changes, announced to observers.
+
+    package func setResponding(_ value: Bool) {
+        registrar.withMutation(of: self, keyPath: \.isResponding) {
+            state.withLock { $0.isResponding = value }
+        }
+    }
+
+    package func setTranscript(_ transcript: Transcript) {
+        registrar.withMutation(of: self, keyPath: \.transcript) {
+            state.withLock { $0.transcript = transcript }
+        }
+    }
+
+    /// Marks the session busy, or throws `concurrentRequests` if it already is.
+    package func beginRequest() throws -> Transcript {
+        let begun: Transcript? = registrar.withMutation(of: self, keyPath: \.isResponding) {
+            state.withLock { state in
+                guard !state.isResponding else { return nil }
+                state.isResponding = true
+                return state.transcript
+            }
+        }
+        guard let begun else {
+            throw GenerationError.concurrentRequests(
+                GenerationError.Context(debugDescription: "respond was called while the session was responding to another request"))
+        }
+        return begun
+    }
+}
+
+/// Options for how a session manages its transcript when a request fails.
+public struct TranscriptErrorHandlingPolicy: Sendable, Hashable {
+    package enum Value: Sendable, Hashable { case preserve, revert }
+    package let value: Value
+
+    /// Keep the transcript as it is; its last entry may be partially generated.
+    public static let preserveTranscript = TranscriptErrorHandlingPolicy(value: .preserve)
+    /// Put the transcript back as it was just before the request.
+    public static let revertTranscript = TranscriptErrorHandlingPolicy(value: .revert)
+}
+
+extension LanguageModelSession {
+    /// Thrown when a request takes more than `maximumToolRounds` rounds of tool calls, which
+    /// stops a model (or a `.required` tool calling mode) that would call tools forever.
+    public struct ToolCallLimitExceeded: Swift.Error, LocalizedError {
+        /// The bound that was exceeded.
+        public let maximumToolRounds: Int
+
+        public var errorDescription: String? {
+            "The model kept calling tools for more than \(maximumToolRounds) rounds in one request."
+        }
+    }
+
+    /// Token counts of one request, summed over its tool-calling rounds.
+    public struct Usage: Sendable, Equatable {
+        /// Prompt tokens the model read, including cached ones.
+        public var inputTokenCount: Int
+        /// Prompt tokens whose KV cache entries were reused rather than computed.
+        public var cachedInputTokenCount: Int
+        /// Tokens the model generated.
+        public var outputTokenCount: Int
+
+        public init(inputTokenCount: Int = 0, cachedInputTokenCount: Int = 0, outputTokenCount: Int = 0) {
+            self.inputTokenCount = inputTokenCount
+            self.cachedInputTokenCount = cachedInputTokenCount
+            self.outputTokenCount = outputTokenCount
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import LocalLM
+
+/// Options shared by the commands that talk to a model.
+struct ModelOptions: ParsableArguments {
+    @Option(name: .long, help: "GGUF model file (default: $LOCALLM_MODEL, else the SmolLM2 file scripts/fetch-models.sh fetches).")
+    var model: String?
+
+    @Option(name: .long, help: "Context window in tokens (default: the model's, at most 4096).")
+    var contextSize: Int?
+
+    @Option(name: .long, help: "Most tokens per answer.")
+    var maxTokens: Int?
+
+    @Option(name: .long, help: "Sampling temperature; 0 is greedy.")
+    var temperature: Double?
+
+    @Option(name: .long, help: "Random seed, for repeatable sampling.")
+    var seed: UInt64?
+
+    var languageModel: SystemLanguageModel {
+        let url = model.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? SystemLanguageModel.defaultModelURL
+        return SystemLanguageModel(contentsOf: url, configuration: .init(contextSize: contextSize))
+    }
+
+    var generationOptions: GenerationOptions {
+        let mode: GenerationOptions.SamplingMode? =
+            if temperature == 0 { .greedy } else if let seed { .random(probabilityThreshold: 0.9, seed: seed) } else { nil }
+        return GenerationOptions(samplingMode: mode, temperature: temperature, maximumResponseTokens: maxTokens)
+    }
+
+    /// The model, or a clear error when it cannot be used.
+    func availableModel() throws -> SystemLanguageModel {
+        let model = languageModel
+        guard model.isAvailable else {
+            throw ValidationError("model \(model.url.path) is \(model.availability); run scripts/fetch-models.sh or pass --model")
+        }
+        return model
+    }
+}
+
+/// Unbuffered standard output, so streamed text appears as it is generated.
+enum Console {
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
