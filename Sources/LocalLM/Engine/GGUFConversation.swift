@@ -176,8 +176,9 @@ package actor GGUFConversation: LocalConversation {
                     calls.append((name, arguments))
                     grammar = nil
                     try force("\n" + HermesToolFormat.callClose)
-                    // One call per round in `.required` mode; the session asks again if needed.
-                    if mode == .required { break generation }
+                    // One call per round: the session runs it and asks again, and the model can call
+                    // the next tool then. Letting a small model write on after a call tends to ramble.
+                    break generation
                 }
                 continue
             }
