@@ -112,7 +112,8 @@ struct FoundationModelsProgramTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        // It stops at the next token or prefill batch: well under a second in release builds.
+        #expect(ContinuousClock.now - cancelled < .seconds(3))
         #expect(!session.isResponding)
         #expect(session.transcript.isEmpty)
         let after = try await session.respond(to: "Hi", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 4))
