@@ -15,5 +15,5 @@ prompt=${1:-"Name three primary colors."}
 echo "\$ locallm inspect $(basename "$model")"
 "$bin" inspect "$model"
 echo
-echo "\$ locallm run --instructions \"You are a concise assistant.\" \"$prompt\""
-LOCALLM_MODEL=$model "$bin" run --instructions "You are a concise assistant." "$prompt"
+echo "\$ locallm run --temperature 0 --max-tokens 64 --instructions \"You are a concise assistant.\" \"$prompt\""
+LOCALLM_MODEL=$model "$bin" run --temperature 0 --max-tokens 64 --instructions "You are a concise assistant." "$prompt"
