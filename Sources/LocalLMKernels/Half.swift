@@ -47,3 +47,25 @@ package func floatToBF16(_ value: Float) -> UInt16 {
 package func loadHalf(_ p: UnsafeRawPointer, _ offset: Int = 0) -> Float {
     halfToFloat(p.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
 }
+
+/// `x` rounded to the nearest F16 value (ties to even), returned as Float: what a round trip through
+/// F16 gives, without the library call that Float16 conversion is in a portable build.
+@inline(__always)
+package func roundedToHalf(_ x: Float) -> Float {
+    #if LOCALLM_NATIVE
+    return Float(Float16(x))
+    #else
+    let bits = x.bitPattern
+    let sign = bits & 0x8000_0000
+    let a = bits & 0x7fff_ffff
+    if a >= 0x7f80_0000 { return x }  // inf, NaN
+    if a >= 0x477f_f000 { return Float(bitPattern: sign | 0x7f80_0000) }  // ≥ 65520 overflows to inf
+    if a >= 0x3880_0000 {  // normal F16 range: keep 10 mantissa bits, ties to even
+        return Float(bitPattern: sign | ((a &+ 0x0fff &+ ((a >> 13) & 1)) & 0xffff_e000))
+    }
+    // Subnormal F16 range: a multiple of 2^-24. Adding 0.5 leaves exactly 24 bits of fraction below
+    // the leading 1, so the FPU rounds to that multiple (ties to even).
+    let f = Float(bitPattern: a)
+    return Float(bitPattern: sign | ((f + 0.5) - 0.5).bitPattern)
+    #endif
+}

@@ -20,9 +20,10 @@ extension Kernels {
         if threads == 1 {
             matvecRows(w, x, a, y, 0, rows)
         } else {
-            pool.run { t, _ in
-                guard t < threads else { return }
-                let (start, end) = evenSplit(rows, parts: threads, part: t, granularity: 4)
+            // More parts than threads: a thread that is slowed down (a busy machine) costs less.
+            let parts = min(4 * threads, max(1, rows / 16))
+            pool.run(parts: parts) { t, parts in
+                let (start, end) = evenSplit(rows, parts: parts, part: t, granularity: 4)
                 matvecRows(w, x, a, y, start, end)
             }
         }

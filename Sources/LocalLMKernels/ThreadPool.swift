@@ -7,13 +7,18 @@ import Synchronization
 
 /// A persistent pool of worker threads for the data-parallel kernels.
 ///
-/// `run` hands one closure to every thread (the caller is thread 0) and returns when all have finished.
-/// Workers spin for a short while after each job, because a decode step issues about a thousand jobs
-/// of tens of microseconds each and waking a sleeping thread costs about as much as a job; after the
-/// spin they block on a condition variable so an idle pool costs no CPU.
+/// `run` splits a call into `threadCount` parts. Parts are *claimed*, not assigned: the caller and the
+/// workers take part indices from an atomic counter until none is left. A worker that has not been
+/// scheduled yet (the machine is busy, or it is asleep) therefore never holds the caller up: the
+/// caller does the remaining parts itself, and the late worker finds nothing to do. The caller waits
+/// only for parts that are already running.
+///
+/// Workers spin for a short while after each call, because a decode step issues a few hundred calls
+/// of tens of microseconds and waking a sleeping thread costs about as much; then they block on a
+/// condition variable, so an idle pool costs no CPU.
 ///
 /// One `run` at a time: concurrent callers are serialized by a lock, so one pool can be shared by
-/// sequences that take turns, or each sequence can own a pool.
+/// sequences that take turns.
 public final class ThreadPool: @unchecked Sendable {
     public let threadCount: Int
 
@@ -24,18 +29,17 @@ public final class ThreadPool: @unchecked Sendable {
     /// `threadCount` defaults to the number of online cores.
     public init(threadCount: Int = ThreadPool.coreCount) {
         self.threadCount = max(1, threadCount)
-        state = PoolState(workers: self.threadCount - 1)
-        for index in 1..<self.threadCount {
-            let context = Unmanaged.passRetained(WorkerContext(state: state, index: index)).toOpaque()
+        state = PoolState()
+        for _ in 1..<self.threadCount {
+            let context = Unmanaged.passRetained(state).toOpaque()
             var thread = pthread_t()
             let rc = pthread_create(&thread, nil, { raw in
-                let context = Unmanaged<WorkerContext>.fromOpaque(raw!).takeRetainedValue()
-                context.state.workerLoop(index: context.index)
+                let state = Unmanaged<PoolState>.fromOpaque(raw!).takeRetainedValue()
+                state.workerLoop()
                 return nil
             }, context)
-            if rc == 0 { threads.append(thread) } else { Unmanaged<WorkerContext>.fromOpaque(context).release() }
+            if rc == 0 { threads.append(thread) } else { Unmanaged<PoolState>.fromOpaque(context).release() }
         }
-        state.liveWorkers = threads.count
     }
 
     deinit {
@@ -46,49 +50,57 @@ public final class ThreadPool: @unchecked Sendable {
     /// The number of online cores (at least 1).
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-    /// Runs `body(thread, threadCount)` on every thread of the pool, the caller included as thread 0,
-    /// and returns when all calls have returned.
-    public func run(_ body: (_ thread: Int, _ threadCount: Int) -> Void) {
-        let count = threadCount
-        if count == 1 || state.liveWorkers != count - 1 {
-            // No workers (or thread creation failed): do every share on the caller.
+    /// Runs `body(part, threadCount)` once for every part in `0..<threadCount`, spread over the pool's
+    /// threads and the caller, and returns when all have returned. A part index is never run twice
+    /// at the same time, so `part` can select per-thread scratch.
+    public func run(_ body: (_ part: Int, _ parts: Int) -> Void) {
+        run(parts: threadCount, body)
+    }
+
+    /// Runs `body(part, parts)` once for every part in `0..<parts`, claimed dynamically by the pool's
+    /// threads and the caller. More parts than threads balance the load when a thread is slowed down;
+    /// per-thread scratch must then not be indexed by `part`.
+    public func run(parts: Int, _ body: (_ part: Int, _ parts: Int) -> Void) {
+        let count = parts
+        guard count > 0 else { return }
+        if threadCount == 1 || threads.isEmpty || count == 1 {
             for t in 0..<count { body(t, count) }
             return
         }
         runLock.withLock { _ in
             withoutActuallyEscaping(body) { escapable in
-                state.dispatch(escapable, threadCount: count)
+                state.dispatch(escapable, parts: count)
             }
         }
     }
 }
 
-private final class WorkerContext {
-    let state: PoolState
-    let index: Int
-    init(state: PoolState, index: Int) { self.state = state; self.index = index }
-}
-
-/// The shared state between the caller and the workers. `job` is written by the caller before the
-/// generation bump (release) and read by workers after they observe it (acquire).
+/// The shared state between the caller and the workers.
+///
+/// A call: the caller publishes `job`, resets `next` and `done`, and bumps `generation`. Everyone
+/// claims parts with `next.add`. When `done` reaches the part count the caller *closes* the call
+/// (`closed = generation`) and waits until no worker is inside it (`active == 0`). A worker enters by
+/// incrementing `active` and then checking that the call is not closed, so it never touches `job`
+/// after the caller has returned (the increment and the check, and the close and the wait, are
+/// sequentially consistent).
 private final class PoolState: @unchecked Sendable {
-    let workers: Int
-    var liveWorkers = 0
     let generation = Atomic<Int>(0)
-    let pending = Atomic<Int>(0)
+    let closed = Atomic<Int>(0)
+    let next = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    let active = Atomic<Int>(0)
     let sleepers = Atomic<Int>(0)
     let stopping = Atomic<Bool>(false)
     var job: ((Int, Int) -> Void)?
-    var jobThreadCount = 1
+    var parts = 1
     // Heap-allocated: a C mutex must not move, and `&property` may pass a temporary copy.
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    /// Spin iterations before a worker sleeps; about 50–100 µs on current cores.
+    /// Spin iterations before a worker sleeps; tens of microseconds on current cores.
     static let spinLimit = 20_000
 
-    init(workers: Int) {
-        self.workers = workers
+    init() {
         mutex.initialize(to: pthread_mutex_t())
         condition.initialize(to: pthread_cond_t())
         pthread_mutex_init(mutex, nil)
@@ -102,34 +114,47 @@ private final class PoolState: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func dispatch(_ body: @escaping (Int, Int) -> Void, threadCount: Int) {
+    func dispatch(_ body: @escaping (Int, Int) -> Void, parts: Int) {
         job = body
-        jobThreadCount = threadCount
-        pending.store(workers, ordering: .relaxed)
-        generation.add(1, ordering: .sequentiallyConsistent)
+        self.parts = parts
+        next.store(0, ordering: .relaxed)
+        done.store(0, ordering: .relaxed)
+        let current = generation.add(1, ordering: .sequentiallyConsistent).newValue
         if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
             pthread_mutex_lock(mutex)
             pthread_cond_broadcast(condition)
             pthread_mutex_unlock(mutex)
         }
-        body(0, threadCount)
+        work(body, parts: parts)
         var spins = 0
-        while pending.load(ordering: .acquiring) != 0 {
+        while done.load(ordering: .acquiring) != parts {
             spins += 1
-            if spins >= Self.spinLimit { sched_yield() }  // a worker was preempted: let it run
+            if spins & 255 == 0 { sched_yield() }  // a worker inside a part was preempted: let it run
         }
+        closed.store(current, ordering: .sequentiallyConsistent)
+        while active.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         job = nil
     }
 
-    func workerLoop(index: Int) {
-        // Generation 0 is "no job yet": a worker that starts late must still run job 1.
+    /// Claims and runs parts until none is left.
+    @inline(__always)
+    func work(_ body: (Int, Int) -> Void, parts: Int) {
+        while true {
+            let part = next.add(1, ordering: .relaxed).oldValue
+            guard part < parts else { return }
+            body(part, parts)
+            done.add(1, ordering: .releasing)
+        }
+    }
+
+    func workerLoop() {
         var seen = 0
         while true {
             var spins = 0
             var current = generation.load(ordering: .acquiring)
             while current == seen && !stopping.load(ordering: .relaxed) {
                 spins += 1
-                if spins & 1023 == 0 { sched_yield() }  // lets a preempted caller run when cores are oversubscribed
+                if spins & 1023 == 0 { sched_yield() }
                 if spins >= Self.spinLimit {
                     pthread_mutex_lock(mutex)
                     sleepers.add(1, ordering: .sequentiallyConsistent)
@@ -145,16 +170,19 @@ private final class PoolState: @unchecked Sendable {
             }
             if stopping.load(ordering: .acquiring) { return }
             seen = current
-            runJob(index)
-            pending.subtract(1, ordering: .releasing)
+            active.add(1, ordering: .sequentiallyConsistent)
+            if closed.load(ordering: .sequentiallyConsistent) != current {
+                runJob()
+            }
+            active.subtract(1, ordering: .sequentiallyConsistent)
         }
     }
 
-    /// Separate so that the worker's copy of the closure is released before it reports completion
+    /// Separate so that the worker's copy of the closure is released before it leaves the call
     /// (`withoutActuallyEscaping` in `run` checks that nobody holds the closure afterwards).
     @inline(never)
-    func runJob(_ index: Int) {
-        if let job { job(index, jobThreadCount) }
+    func runJob() {
+        if let job { work(job, parts: parts) }
     }
 
     func shutdown() {

@@ -114,6 +114,26 @@ struct HalfConversionTests {
         #expect(mismatches == 0)
     }
 
+    /// Rounding a float to F16 precision equals a round trip through Float16, around every F16 value
+    /// (exact values, midpoints — the ties — and their neighbours), over the subnormal, normal and
+    /// overflow ranges, and on random bit patterns.
+    @Test func roundedToHalfEqualsFloat16RoundTrip() {
+        var inputs: [Float] = [0, -0, .infinity, -.infinity, .nan, 65504, 65519.99, 65520, 1e9, -1e-30]
+        for bits in 0..<UInt16(0x7c00) {
+            let h = Float(Float16(bitPattern: bits)), next = Float(Float16(bitPattern: bits + 1))
+            let mid = (h + next) / 2
+            for x in [h, mid, mid.nextDown, mid.nextUp] { inputs.append(x); inputs.append(-x) }
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<200_000 { inputs.append(Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))) }
+        var mismatches = 0
+        for x in inputs {
+            let expected = Float(Float16(x)), got = roundedToHalf(x)
+            if expected.isNaN ? !got.isNaN : expected.bitPattern != got.bitPattern { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test func roundEvenMatchesRoundingRule() {
         let values: [Float] = [0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 127.4, -127.6, 3.49, -3.51, .nan, 1e9]
         let expected: [Int8] = [0, 2, 2, 0, -2, 126, 127, -128, 3, -4, 0, 127]

@@ -1,65 +1,125 @@
-/// An element of the KV cache, read as Float.
-protocol CacheElement {
-    var floatValue: Float { get }
-    /// How llama.cpp rounds the query and the softmax weights before multiplying them with a cache of
-    /// this type: to F16 for an F16 cache (ggml converts the other operand to the cache's vec_dot_type),
-    /// not at all for F32.
-    static func roundOperand(_ x: Float) -> Float
-}
+import Foundation
+import LocalLMKernels
 
-extension Float16: CacheElement {
-    @inline(__always) var floatValue: Float { Float(self) }
-    @inline(__always) static func roundOperand(_ x: Float) -> Float { Float(Float16(x)) }
-}
-
-extension Float: CacheElement {
-    @inline(__always) var floatValue: Float { self }
-    @inline(__always) static func roundOperand(_ x: Float) -> Float { x }
-}
-
-/// Scaled dot-product attention of one query head over cached positions, as llama.cpp computes it
-/// without flash attention: K·Q in float from the rounded query, a softmax whose sum is accumulated in
-/// Double, then the weights rounded like the query and multiplied with the values.
+/// Scaled dot-product attention of a block of query rows of one head, as llama.cpp computes it without
+/// flash attention: K·Q from the query rounded to the cache's precision, a softmax whose sum is
+/// accumulated in Double, then the weights rounded like the query and multiplied with the values.
+///
+/// Both products are sgemm calls on Float panels: an F32 cache is read in place (strided), an F16
+/// cache's head slice is first widened into per-thread panels. Scalar loops here were the largest cost
+/// of a forward pass (a float reduction does not vectorize without reassociation).
 enum Attention {
+    /// Per-thread scratch for one block of at most `rowBlock` query rows.
+    struct Workspace {
+        /// Rounded queries `[rowBlock × keyLength]`.
+        let queries: UnsafeMutablePointer<Float>
+        /// Scores, then weights `[rowBlock × contextSize]`.
+        let scores: UnsafeMutablePointer<Float>
+        /// Widened keys `[contextSize × keyLength]` and values `[contextSize × valueLength]` (F16 cache).
+        let keys: UnsafeMutablePointer<Float>
+        let values: UnsafeMutablePointer<Float>
+    }
+
+    /// Query rows per block: bounds the score scratch to `rowBlock × contextSize` per thread.
+    static let rowBlock = 64
+
+    /// Floats of one thread's ``Workspace``.
+    static func workspaceFloats(contextSize: Int, keyLength: Int, valueLength: Int) -> Int {
+        rowBlock * keyLength + rowBlock * contextSize + contextSize * (keyLength + valueLength)
+    }
+
+    static func workspace(_ base: UnsafeMutablePointer<Float>, contextSize: Int, keyLength: Int) -> Workspace {
+        let scores = base + rowBlock * keyLength
+        let keys = scores + rowBlock * contextSize
+        return Workspace(queries: base, scores: scores, keys: keys, values: keys + contextSize * keyLength)
+    }
+
+    /// The cache of one layer as attention reads it.
+    struct LayerCache {
+        let type: KVCacheType
+        let keys: UnsafeRawPointer
+        let values: UnsafeRawPointer
+        /// Elements per position row: kvHeads·keyLength and kvHeads·valueLength.
+        let keyStride: Int
+        let valueStride: Int
+    }
+
+    /// Attention of query rows `rows` (positions `start + row`) of one head.
+    ///
     /// - Parameters:
-    ///   - query: `[keyLength]`, already RoPE'd (and scaled for gemma).
-    ///   - keys / values: the layer's cache base; rows of `keyStride` / `valueStride` elements, one per
-    ///     position, this head's slice starting at `keyOffset` / `valueOffset`.
-    ///   - range: the visible positions (causal, and the window for sliding layers).
-    ///   - scores: scratch of at least `range.count` floats.
-    ///   - out: `[valueLength]`.
-    @inline(__always)
-    static func head<E: CacheElement>(
-        query: UnsafePointer<Float>, keys: UnsafePointer<E>, values: UnsafePointer<E>,
-        keyStride: Int, valueStride: Int, keyOffset: Int, valueOffset: Int,
-        keyLength: Int, valueLength: Int, range: Range<Int>, scale: Float,
-        scores: UnsafeMutablePointer<Float>, roundedQuery: UnsafeMutablePointer<Float>,
-        out: UnsafeMutablePointer<Float>
+    ///   - queries: the first row's query `[keyLength]`, rows `queryStride` floats apart.
+    ///   - kvHead: the key/value head this query head reads.
+    ///   - window: visible positions per query (`Int.max` for global layers).
+    ///   - out: the first row's output `[valueLength]`, rows `outStride` floats apart.
+    static func block(
+        queries: UnsafePointer<Float>, queryStride: Int, rows: Int, start: Int, cache: LayerCache, kvHead: Int,
+        keyLength: Int, valueLength: Int, window: Int, scale: Float, workspace w: Workspace,
+        out: UnsafeMutablePointer<Float>, outStride: Int
     ) {
-        for i in 0..<keyLength { roundedQuery[i] = E.roundOperand(query[i]) }
-        var maxScore = -Float.infinity
-        for (j, position) in range.enumerated() {
-            let k = keys + position * keyStride + keyOffset
-            var dot: Float = 0
-            for i in 0..<keyLength { dot += roundedQuery[i] * k[i].floatValue }
-            let s = dot * scale
-            scores[j] = s
-            maxScore = max(maxScore, s)
+        guard rows > 0 else { return }
+        func lower(_ position: Int) -> Int { window == Int.max ? 0 : max(0, position - window + 1) }
+        let first = lower(start), last = start + rows - 1  // positions any row of the block sees
+        let span = last - first + 1
+        let f16 = cache.type == .f16
+
+        // K and V panels: `[span × length]` with leading dimension `ldk` / `ldv`.
+        let k: UnsafePointer<Float>, v: UnsafePointer<Float>
+        let ldk: Int, ldv: Int
+        if f16 {
+            let keys = cache.keys.assumingMemoryBound(to: UInt16.self)
+            let values = cache.values.assumingMemoryBound(to: UInt16.self)
+            for j in 0..<span {
+                Kernels.widen(keys + (first + j) * cache.keyStride + kvHead * keyLength, w.keys + j * keyLength,
+                              count: keyLength)
+                Kernels.widen(values + (first + j) * cache.valueStride + kvHead * valueLength,
+                              w.values + j * valueLength, count: valueLength)
+            }
+            k = UnsafePointer(w.keys); v = UnsafePointer(w.values)
+            ldk = keyLength; ldv = valueLength
+        } else {
+            k = cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + kvHead * keyLength
+            v = cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength
+            ldk = cache.keyStride; ldv = cache.valueStride
         }
-        var sum: Double = 0
-        for j in 0..<range.count {
-            let e = expf(scores[j] - maxScore)
-            scores[j] = e
-            sum += Double(e)
+
+        // Queries rounded as ggml converts them to the cache's vec_dot type.
+        for r in 0..<rows {
+            let src = queries + r * queryStride, dst = w.queries + r * keyLength
+            if f16 {
+                for i in 0..<keyLength { dst[i] = roundedToHalf(src[i]) }
+            } else {
+                dst.update(from: src, count: keyLength)
+            }
         }
-        let inverse = Float(1 / sum)
-        for i in 0..<valueLength { out[i] = 0 }
-        for (j, position) in range.enumerated() {
-            let p = E.roundOperand(scores[j] * inverse)
-            let v = values + position * valueStride + valueOffset
-            for i in 0..<valueLength { out[i] += p * v[i].floatValue }
+
+        Kernels.gemmTransposedB(m: rows, n: span, k: keyLength, w.queries, lda: keyLength, k, ldb: ldk,
+                                w.scores, ldc: span)
+
+        for r in 0..<rows {
+            let position = start + r
+            let row = w.scores + r * span
+            let from = lower(position) - first, to = position - first  // visible columns, inclusive
+            var maxScore = -Float.infinity
+            for j in from...to {
+                let s = row[j] * scale
+                row[j] = s
+                maxScore = max(maxScore, s)
+            }
+            var sum: Double = 0
+            for j in from...to {
+                let e = expf(row[j] - maxScore)
+                row[j] = e
+                sum += Double(e)
+            }
+            let inverse = Float(1 / sum)
+            for j in 0..<from { row[j] = 0 }
+            for j in from...to {
+                let p = row[j] * inverse
+                row[j] = f16 ? roundedToHalf(p) : p
+            }
+            for j in (to + 1)..<span { row[j] = 0 }
         }
+
+        Kernels.gemm(m: rows, n: valueLength, k: span, w.scores, lda: span, v, ldb: ldv, out, ldc: outStride)
     }
 }
-
-import Foundation

@@ -27,9 +27,9 @@ final class ForwardScratch {
     static let logitChunk = 8
     /// The kernels' own scratch (quantized activations, dequantized panels).
     let kernel = KernelScratch()
-    /// Per thread: attention scores `[contextSize]` and a rounded query `[keyLength]`.
-    let scores: UnsafeMutablePointer<Float>
-    let roundedQueries: UnsafeMutablePointer<Float>
+    /// Per thread: an ``Attention/Workspace`` of `attentionFloats` floats.
+    let attentionWorkspaces: UnsafeMutablePointer<Float>
+    let attentionFloats: Int
     /// RoPE (cos, sin) pairs `[ropeDimensions]`, for global and sliding layers.
     let ropeGlobal: UnsafeMutablePointer<Float>
     let ropeSliding: UnsafeMutablePointer<Float>
@@ -60,11 +60,12 @@ final class ForwardScratch {
         gate = make(batchSize * c.feedForwardLength)
         up = make(batchSize * c.feedForwardLength)
         rounded = make(batchSize * maxColumns)
-        scores = make(threads * contextSize)
+        attentionFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
+                                                    valueLength: c.valueLength)
+        attentionWorkspaces = make(threads * attentionFloats)
         let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength)
         correction = make(batchSize * (maxColumns / 32 + maxRows)
                           + ForwardScratch.logitChunk * (c.width / 32 + c.vocabularySize))
-        roundedQueries = make(threads * c.keyLength)
         ropeGlobal = make(c.ropeDimensions)
         ropeSliding = make(c.ropeDimensions)
         all = list

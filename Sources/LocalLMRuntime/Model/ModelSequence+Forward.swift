@@ -136,7 +136,7 @@ extension ModelSequence {
         }
     }
 
-    /// Attention of every (token, head) of the batch, split between threads.
+    /// Attention of every (block of query rows, head) of the batch, split between threads.
     private func attend(layer: Int, tokens n: Int, start: Int, sliding: Bool) {
         let c = model.configuration
         let s = scratch
@@ -144,41 +144,25 @@ extension ModelSequence {
         let group = c.headCount / c.kvHeadCount
         let qWidth = c.headCount * c.keyLength
         let aWidth = c.headCount * c.valueLength
-        let kStride = c.kvHeadCount * c.keyLength
-        let vStride = c.kvHeadCount * c.valueLength
-        let scale = c.attentionScale
-        let keys = cache.keyBase(layer), values = cache.valueBase(layer)
-        let type = cache.type
-        let jobs = n * c.headCount
+        let layerCache = Attention.LayerCache(
+            type: cache.type, keys: cache.keyBase(layer), values: cache.valueBase(layer),
+            keyStride: c.kvHeadCount * c.keyLength, valueStride: c.kvHeadCount * c.valueLength)
+        let blocks = (n + Attention.rowBlock - 1) / Attention.rowBlock
+        let jobs = blocks * c.headCount
         model.pool.run { part, parts in
-            let scores = s.scores + part * s.contextSize
-            let roundedQuery = s.roundedQueries + part * s.keyLength
+            let workspace = Attention.workspace(s.attentionWorkspaces + part * s.attentionFloats,
+                                                contextSize: s.contextSize, keyLength: c.keyLength)
             var job = part
             while job < jobs {
-                let t = job / c.headCount, h = job % c.headCount
-                let position = start + t
-                let lower = window == Int.max ? 0 : max(0, position - window + 1)
-                let range = lower..<(position + 1)
-                let query = UnsafePointer(s.q + t * qWidth + h * c.keyLength)
-                let out = s.attention + t * aWidth + h * c.valueLength
-                let kvHead = h / group
-                switch type {
-                case .f16:
-                    Attention.head(query: query, keys: keys.assumingMemoryBound(to: Float16.self),
-                                   values: values.assumingMemoryBound(to: Float16.self),
-                                   keyStride: kStride, valueStride: vStride, keyOffset: kvHead * c.keyLength,
-                                   valueOffset: kvHead * c.valueLength, keyLength: c.keyLength, valueLength: c.valueLength,
-                                   range: range, scale: scale, scores: scores, roundedQuery: roundedQuery, out: out)
-                case .f32:
-                    Attention.head(query: query, keys: keys.assumingMemoryBound(to: Float.self),
-                                   values: values.assumingMemoryBound(to: Float.self),
-                                   keyStride: kStride, valueStride: vStride, keyOffset: kvHead * c.keyLength,
-                                   valueOffset: kvHead * c.valueLength, keyLength: c.keyLength, valueLength: c.valueLength,
-                                   range: range, scale: scale, scores: scores, roundedQuery: roundedQuery, out: out)
-                }
+                let b = job / c.headCount, h = job % c.headCount
+                let first = b * Attention.rowBlock, rows = min(Attention.rowBlock, n - first)
+                Attention.block(
+                    queries: s.q + first * qWidth + h * c.keyLength, queryStride: qWidth, rows: rows,
+                    start: start + first, cache: layerCache, kvHead: h / group, keyLength: c.keyLength,
+                    valueLength: c.valueLength, window: window, scale: c.attentionScale, workspace: workspace,
+                    out: s.attention + first * aWidth + h * c.valueLength, outStride: aWidth)
                 job += parts
             }
         }
     }
 }
-
