@@ -41,4 +41,29 @@ import Testing
         #expect(agreement.maxAbsDifference < 3)
         #expect(agreement.klSum / Double(agreement.positions) < 0.01)
     }
+
+    /// The decode path (one token per forward pass: quantized matvecs, and attention of a query head
+    /// group over the cache) holds the same agreement with llama.cpp's batched logits.
+    @Test(arguments: models)
+    func decodeLogitsMatchLlamaCpp(model name: String) throws {
+        let golden = try RuntimeGoldens.load(name)
+        let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL(name))
+        var agreement = LogitAgreement()
+        for (index, testCase) in golden.cases.prefix(8).enumerated() {
+            let sequence = try model.makeSequence(contextSize: 256, batchSize: 1)
+            let logits = try sequence.evaluate(testCase.ids, allPositions: true)
+            let vocab = golden.n_vocab
+            logits.withUnsafeBufferPointer { all in
+                for (p, position) in testCase.positions.enumerated() {
+                    let row = UnsafeBufferPointer(rebasing: all[(p * vocab)..<((p + 1) * vocab)])
+                    agreement.add(row: row, golden: position, label: "prompt \(index) position \(p)")
+                }
+            }
+        }
+        print("decode fidelity \(name): \(agreement)")
+        #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions) + 1, "\(agreement.argmaxMismatches)")
+        #expect(agreement.largestReferenceGap < 0.6, "\(agreement.argmaxMismatches)")
+        #expect(agreement.maxAbsDifference < 3)
+        #expect(agreement.klSum / Double(agreement.positions) < 0.01)
+    }
 }

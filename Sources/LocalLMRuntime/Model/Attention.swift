@@ -44,7 +44,9 @@ enum Attention {
         let valueStride: Int
     }
 
-    /// Attention of query rows `rows` (positions `start + row`) of one head.
+    /// Attention of query rows `rows` of one key/value head: row r is at position
+    /// `start + r / rowsPerPosition` (rowsPerPosition > 1 when a decode step's query heads that share
+    /// the key/value head are done together, so the cache slice is widened once for all of them).
     ///
     /// - Parameters:
     ///   - queries: the first row's query `[keyLength]`, rows `queryStride` floats apart.
@@ -52,13 +54,14 @@ enum Attention {
     ///   - window: visible positions per query (`Int.max` for global layers).
     ///   - out: the first row's output `[valueLength]`, rows `outStride` floats apart.
     static func block(
-        queries: UnsafePointer<Float>, queryStride: Int, rows: Int, start: Int, cache: LayerCache, kvHead: Int,
+        queries: UnsafePointer<Float>, queryStride: Int, rows: Int, rowsPerPosition: Int = 1, start: Int,
+        cache: LayerCache, kvHead: Int,
         keyLength: Int, valueLength: Int, window: Int, scale: Float, workspace w: Workspace,
         out: UnsafeMutablePointer<Float>, outStride: Int
     ) {
         guard rows > 0 else { return }
         func lower(_ position: Int) -> Int { window == Int.max ? 0 : max(0, position - window + 1) }
-        let first = lower(start), last = start + rows - 1  // positions any row of the block sees
+        let first = lower(start), last = start + (rows - 1) / rowsPerPosition  // positions any row sees
         let span = last - first + 1
         let f16 = cache.type == .f16
 
@@ -96,7 +99,7 @@ enum Attention {
                                 w.scores, ldc: span)
 
         for r in 0..<rows {
-            let position = start + r
+            let position = start + r / rowsPerPosition
             let row = w.scores + r * span
             let from = lower(position) - first, to = position - first  // visible columns, inclusive
             var maxScore = -Float.infinity

@@ -147,6 +147,25 @@ extension ModelSequence {
         let layerCache = Attention.LayerCache(
             type: cache.type, keys: cache.keyBase(layer), values: cache.valueBase(layer),
             keyStride: c.kvHeadCount * c.keyLength, valueStride: c.kvHeadCount * c.valueLength)
+        if n == 1 && group > 1 && group <= Attention.rowBlock && c.kvHeadCount >= model.pool.threadCount {
+            // Decode: the `group` query heads of a key/value head are consecutive rows of one block,
+            // so the cache slice is read (and widened) once per key/value head.
+            model.pool.run { part, parts in
+                let workspace = Attention.workspace(s.attentionWorkspaces + part * s.attentionFloats,
+                                                    contextSize: s.contextSize, keyLength: c.keyLength)
+                var kvHead = part
+                while kvHead < c.kvHeadCount {
+                    let h = kvHead * group
+                    Attention.block(
+                        queries: s.q + h * c.keyLength, queryStride: c.keyLength, rows: group,
+                        rowsPerPosition: group, start: start, cache: layerCache, kvHead: kvHead,
+                        keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
+                        workspace: workspace, out: s.attention + h * c.valueLength, outStride: c.valueLength)
+                    kvHead += parts
+                }
+            }
+            return
+        }
         let blocks = (n + Attention.rowBlock - 1) / Attention.rowBlock
         let jobs = blocks * c.headCount
         model.pool.run { part, parts in
