@@ -30,8 +30,8 @@ import Testing
     static let maxTokens = 48
     static let temperatures: [Float] = [0.7, 1.0, 1.5]
     /// Runs per schema: seeds and temperatures rotate over schemas and runs. One keeps the test
-    /// near a minute at today's decode speed (2 runs, 80 in all, took 115–126 s on the shared
-    /// build machine: 79 valid, 1 cut, 0 invalid); raise it when decode is faster.
+    /// near a minute at today's decode speed (2 runs each on 40 schemas took 115–126 s on the
+    /// shared build machine: 79 valid, 1 cut, 0 invalid); raise it when decode is faster.
     static let runsPerSchema = 1
 
     enum Outcome: Equatable {
