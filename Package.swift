@@ -91,10 +91,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Test support: a synthetic GGUF writer, model and fixture locators.
+        // Test support: a synthetic GGUF writer, model and fixture locators, and the JSON Schema
+        // validator that grammar and real-model tests share (it reads LocalLMGrammar's JSONValue).
         .target(
             name: "LocalLMTestSupport",
-            dependencies: ["LocalLMGGUF"],
+            dependencies: ["LocalLMGGUF", "LocalLMGrammar"],
             path: "Tests/LocalLMTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -103,7 +104,7 @@ let package = Package(
         .testTarget(name: "LocalLMTokenizersTests", dependencies: ["LocalLMTokenizers", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LocalLMTests", dependencies: ["LocalLM", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMTests", dependencies: ["LocalLM", "LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LocalLMMacrosTests",
             dependencies: ["LocalLMMacros", .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")],

@@ -67,6 +67,9 @@ enum GrammarBenchmarkSupport {
         ("person", #"""
         {"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer","minimum":0,"maximum":150},"email":{"type":"string","format":"uuid"},"tags":{"type":"array","items":{"type":"string"},"maxItems":5},"address":{"$ref":"#/$defs/address"},"score":{"type":"number"}},"required":["name","age","tags"],"additionalProperties":false,"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street"]}}}
         """#),
+        ("decimal ranges", #"""
+        {"type":"object","properties":{"level":{"type":"number","minimum":0.5,"maximum":2.25},"offset":{"type":"number","exclusiveMinimum":-1.5,"exclusiveMaximum":-0.25},"price":{"type":"number","minimum":0,"maximum":99.99}},"required":["level","offset","price"],"additionalProperties":false}
+        """#),
         ("tree", #"""
         {"$ref":"#/$defs/node","$defs":{"node":{"type":"object","properties":{"value":{"type":"integer"},"children":{"type":"array","items":{"$ref":"#/$defs/node"},"maxItems":3}},"required":["value","children"]}}}
         """#),

@@ -12,6 +12,7 @@ let allSuites: [BenchmarkSuite] = [
     // Suites register here, one line each, e.g. `kernelsBenchmark,`.
     tokenizerBenchmark,
     grammarBenchmark,
+    constrainedDecodeBenchmark,
     kernelsBenchmark,
     endToEndBenchmark,
 ]

@@ -1,7 +1,7 @@
 /// Compiles a JSON Schema to a grammar of the JSON documents it allows: at least everything
 /// FoundationModels' `GenerationSchema` produces. Properties come in schema order (`x-order` if
-/// given), objects are closed unless `additionalProperties` opens them, integers honour bounds
-/// exactly. Any keyword that would constrain values and is not implemented is an error naming it
+/// given), objects are closed unless `additionalProperties` opens them, integers and numbers honour
+/// bounds exactly. Any keyword that would constrain values and is not implemented is an error naming it
 /// and its JSON path; annotations (title, description, …) are ignored.
 struct JSONSchemaCompiler {
     typealias Symbol = Grammar.Symbol
@@ -20,8 +20,6 @@ struct JSONSchemaCompiler {
         "exclusiveMaximum", "pattern", "minLength", "maxLength", "format",
     ]
     static let formats: Set<String> = ["date", "time", "date-time", "uuid"]
-    /// Integer bounds beyond this are refused (the digit grammar works in Int).
-    static let maxBound = 1 << 62
 
     init(root: JSONValue, whitespace: JSONWhitespace) {
         self.root = root
@@ -183,23 +181,27 @@ struct JSONSchemaCompiler {
         return try RegexCompiler.parse(pattern).emit(&b, jsonString: true)
     }
 
-    /// Reads an integer bound; non-integral bounds round inward.
-    private func bound(_ s: JSONValue, _ key: String, _ path: String, lower: Bool) throws(GrammarError) -> Int? {
+    /// Reads `key` as an exact decimal bound, if present.
+    private func decimalBound(_ s: JSONValue, _ key: String, _ path: String) throws(GrammarError) -> DecimalBound? {
         guard let v = s[key] else { return nil }
-        let exclusive = key.hasPrefix("exclusive")
-        var n: Int
-        if let i = v.integerValue {
-            n = i
-        } else if let d = v.doubleValue, d.isFinite {
-            guard abs(d) < Double(Self.maxBound) else { throw unsupported("\(key) beyond ±2^62", path + "." + key) }
-            n = Int(lower ? d.rounded(.up) : d.rounded(.down))
-            if Double(n) != d { return n }  // a fractional exclusive bound is the same as the inclusive one
-        } else {
+        guard case .number(let text) = v else { throw .schema(message: "\(key) must be a number", path: path + "." + key) }
+        do {
+            return try DecimalBound(jsonNumber: text)
+        } catch .tooLarge {
+            throw unsupported("\(key) beyond ±2^62", path + "." + key)
+        } catch .tooPrecise {
+            throw unsupported("\(key) with more than \(DecimalBound.maxFractionDigits) decimal places", path + "." + key)
+        } catch {
             throw .schema(message: "\(key) must be a number", path: path + "." + key)
         }
-        guard abs(n) < Self.maxBound else { throw unsupported("\(key) beyond ±2^62", path + "." + key) }
-        if exclusive { n += lower ? 1 : -1 }
-        return n
+    }
+
+    /// Reads an integer bound; non-integral bounds round inward (exactly, on the decimal text).
+    private func bound(_ s: JSONValue, _ key: String, _ path: String, lower: Bool) throws(GrammarError) -> Int? {
+        guard let d = try decimalBound(s, key, path) else { return nil }
+        let exclusive = key.hasPrefix("exclusive")
+        if !d.isIntegral { return lower ? d.ceiling : d.floor }  // a fractional exclusive bound is the same as the inclusive one
+        return d.ceiling + (exclusive ? (lower ? 1 : -1) : 0)
     }
 
     private mutating func integerRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
@@ -212,19 +214,24 @@ struct JSONSchemaCompiler {
         return [.rule(b.rule("integer-range", alts.map { $0 + space }))]
     }
 
+    /// Numbers between decimal bounds, exactly; bounded numbers are written without exponent.
     private mutating func numberRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
         var lower: NumberRange.Bound? = nil, upper: NumberRange.Bound? = nil
         for key in ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"] {
-            guard let v = s[key] else { continue }
-            guard let n = v.integerValue, abs(n) < Self.maxBound else {
-                throw unsupported("\(key) on number that is not an integer", path + "." + key)
-            }
-            let bound = NumberRange.Bound(value: n, inclusive: !key.hasPrefix("exclusive"))
+            guard let value = try decimalBound(s, key, path) else { continue }
+            let bound = NumberRange.Bound(value: value, inclusive: !key.hasPrefix("exclusive"))
+            // The tighter bound wins; at equal values the exclusive one.
             if key.hasSuffix("inimum") {
-                if let l = lower, l.value > n || (l.value == n && !l.inclusive) { continue }
+                if let l = lower {
+                    let c = l.value.compare(value)
+                    if c > 0 || (c == 0 && !l.inclusive) { continue }
+                }
                 lower = bound
             } else {
-                if let u = upper, u.value < n || (u.value == n && !u.inclusive) { continue }
+                if let u = upper {
+                    let c = u.value.compare(value)
+                    if c < 0 || (c == 0 && !u.inclusive) { continue }
+                }
                 upper = bound
             }
         }

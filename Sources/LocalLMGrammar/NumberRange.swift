@@ -1,46 +1,58 @@
-/// Exact grammars for JSON numbers between integer bounds (inclusive or exclusive).
-/// A bounded number is written without exponent: `-?I(.F)?`. For a magnitude I.F, the value is
-/// I when F is all zeros and strictly between I and I+1 otherwise, so each side of zero is:
-/// integers in the bounds (optionally with `.0…`), or I in [a, b-1] with a non-zero fraction.
+/// Exact grammars for JSON numbers between decimal bounds (inclusive or exclusive).
+///
+/// A bounded number is written without exponent: `-?I(.F)?`. Its magnitude I.F compares with a
+/// bound A.a by integer part first, and only when I = A by the fraction digits, so each side of
+/// zero is: I = A with a fraction above a, any I strictly between the integer parts with any
+/// fraction, and I = C with a fraction below c. Fractions are matched by a small digit automaton
+/// (`NumberRange+Fraction.swift`). Zero is never written with a minus sign.
 enum NumberRange {
     typealias Symbol = Grammar.Symbol
 
-    struct Bound { var value: Int; var inclusive: Bool }
+    struct Bound {
+        var value: DecimalBound
+        var inclusive: Bool
+    }
 
     static func alternatives(lower: Bound?, upper: Bound?, _ b: inout GrammarBuilder) -> [[Symbol]] {
+        if let lower, let upper {
+            let c = lower.value.compare(upper.value)
+            if c > 0 || (c == 0 && !(lower.inclusive && upper.inclusive)) { return [] }
+        }
         var alts: [[Symbol]] = []
-        // Non-negative side: [max(lower, 0), upper].
-        if upper.map({ $0.value > 0 || ($0.value == 0 && $0.inclusive) }) ?? true {
-            let lo = lower.map { $0.value >= 0 ? $0 : Bound(value: 0, inclusive: true) } ?? Bound(value: 0, inclusive: true)
+        // Non-negative side: magnitudes in [max(lower, 0), upper].
+        let nonNegative = upper.map { !$0.value.isNegative && (!$0.value.isZero || $0.inclusive) } ?? true
+        if nonNegative {
+            let lo = lower.flatMap { $0.value.isNegative ? nil : $0 } ?? Bound(value: .zero, inclusive: true)
             alts += magnitudes(lo, upper, &b)
         }
-        // Negative side: magnitude in [-upper, -lower], strictly above 0.
-        if lower.map({ $0.value < 0 }) ?? true {
-            let lo = upper.map { $0.value < 0 ? Bound(value: -$0.value, inclusive: $0.inclusive) : Bound(value: 0, inclusive: false) }
-                ?? Bound(value: 0, inclusive: false)
-            let hi = lower.map { Bound(value: -$0.value, inclusive: $0.inclusive) }
+        // Negative side: magnitudes in [-upper, -lower], strictly above zero.
+        if lower.map({ $0.value.isNegative }) ?? true {
+            let lo = upper.flatMap { $0.value.isNegative ? Bound(value: $0.value.magnitude, inclusive: $0.inclusive) : nil }
+                ?? Bound(value: .zero, inclusive: false)
+            let hi = lower.map { Bound(value: $0.value.magnitude, inclusive: $0.inclusive) }
             for a in magnitudes(lo, hi, &b) { alts.append(GrammarBuilder.literal("-") + a) }
         }
         return alts
     }
 
-    /// Magnitudes in (a, b) with the given inclusivity; b nil = unbounded.
-    private static func magnitudes(_ a: Bound, _ z: Bound?, _ b: inout GrammarBuilder) -> [[Symbol]] {
+    /// Non-negative magnitudes from `lo` to `hi` (nil = unbounded), as `I(.F)?`.
+    private static func magnitudes(_ lo: Bound, _ hi: Bound?, _ b: inout GrammarBuilder) -> [[Symbol]] {
+        let a = lo.value.integer
+        let lower = FractionBound(digits: lo.value.fraction, inclusive: lo.inclusive)
+        let upper = hi.map { FractionBound(digits: $0.value.fraction, inclusive: $0.inclusive) }
         var alts: [[Symbol]] = []
-        let digit = Symbol.bytes(ByteSet(range: 0x30...0x39))
-        let zeroFraction = b.repeated(GrammarBuilder.literal(".") + b.repeated(GrammarBuilder.literal("0"), min: 1, max: nil), min: 0, max: 1, name: "zero-fraction")
-        let nonZeroFraction = GrammarBuilder.literal(".") + b.repeated([digit], min: 0, max: nil)
-            + [.bytes(ByteSet(range: 0x31...0x39))] + b.repeated([digit], min: 0, max: nil)
-        // Whole values.
-        let lo = a.inclusive ? a.value : a.value + 1
-        let hi = z.map { $0.inclusive ? $0.value : $0.value - 1 }
-        if hi.map({ lo <= $0 }) ?? true {
-            for i in IntegerRange.nonNegative(lo: lo, hi: hi, &b) { alts.append(i + zeroFraction) }
+        if let hi, hi.value.integer == a {
+            if let f = fraction(lower: lower, upper: upper, &b) { alts.append(GrammarBuilder.literal(String(a)) + f) }
+            return alts
         }
-        // Values strictly between I and I+1.
-        let fracHi = z.map { $0.value - 1 }
-        if fracHi.map({ a.value <= $0 }) ?? true {
-            for i in IntegerRange.nonNegative(lo: a.value, hi: fracHi, &b) { alts.append(i + nonZeroFraction) }
+        if let hi, hi.value.integer < a { return [] }
+        if let f = fraction(lower: lower, upper: nil, &b) { alts.append(GrammarBuilder.literal(String(a)) + f) }
+        let anyFraction = fraction(lower: nil, upper: nil, &b) ?? []
+        for i in IntegerRange.nonNegative(lo: a + 1, hi: hi.map { $0.value.integer - 1 }, &b) {
+            alts.append(i + anyFraction)
+        }
+        if let hi, let upper, let f = fraction(lower: nil, upper: upper, &b) {
+            alts.append(GrammarBuilder.literal(String(hi.value.integer)) + f)
         }
         return alts
     }

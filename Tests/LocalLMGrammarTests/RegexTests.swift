@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LocalLMTestSupport
 @testable import LocalLMGrammar
 
 /// Regex subset: strings generated from the compiled grammar must fully match under

@@ -2,17 +2,19 @@
 """Labelled JSON instances for the JSON Schema conformance and validator cross-check tests.
 
 Schemas: those of llama.cpp's tests/test-json-schema-to-grammar.cpp (as inputs only; its expected
-grammars are not used) and our own Tests/Fixtures/grammar/property_schemas.json.
+grammars are not used), our own Tests/Fixtures/grammar/property_schemas.json, and the small schemas
+the real-model property test decodes with SmolLM2 (Tests/Fixtures/grammar/model_schemas.json).
 For each schema, a seeded type-directed generator makes canonical instances (compact JSON,
 properties in schema order, no unlisted properties: the language our grammars produce), plus
-mutations of them (wrong types, values just outside bounds, missing/extra members, wrong lengths).
+mutations of them (wrong types, values just outside bounds, missing/extra members, wrong lengths),
+and for top-level numeric bounds the bounds themselves and values 0.01 and 0.001 either side.
 Every instance is labelled by Python `jsonschema` (format checking on). "canonical" marks
 instances the grammar must accept when valid: the generated values themselves, never mutations
 (a mutation may leave the grammar's language on purpose yet stay valid: another JSON type where
 the schema has no "type", extra members, reordered members, unanchored pattern matches).
 
 Makes Tests/Fixtures/grammar/schema_cases.json:
-  [{"name", "source": "llama"|"property", "schema", "instances": [{"text", "valid", "canonical"}]}]
+  [{"name", "source": "llama"|"property"|"model", "schema", "instances": [{"text", "valid", "canonical"}]}]
 Rerun: python3 scripts/goldens/grammar_schema_cases.py [path/to/llama.cpp]
 """
 import copy, json, os, random, string, sys
@@ -24,6 +26,7 @@ REF = sys.argv[1] if len(sys.argv) > 1 else os.path.expanduser("~/.cache/locallm
 HERE = os.path.dirname(__file__)
 OUT = os.path.join(HERE, "../../Tests/Fixtures/grammar/schema_cases.json")
 PROPS = os.path.join(HERE, "../../Tests/Fixtures/grammar/property_schemas.json")
+MODEL = os.path.join(HERE, "../../Tests/Fixtures/grammar/model_schemas.json")
 
 
 def llama_schemas():
@@ -181,6 +184,10 @@ def cases_for(name, source, schema, rng):
             continue
         # Python renders some floats with exponents; bounded grammars refuse those: keep them out.
         insts = [(v, True)] + [(m, False) for m, _ in mutations(v, schema, schema, rng)]
+        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            b = schema.get(key) if isinstance(schema, dict) else None
+            if isinstance(b, (int, float)) and not isinstance(b, bool):
+                insts += [(b, True)] + [(round(b + d, 6), True) for d in (-0.01, -0.001, 0.001, 0.01)]
         for inst, canonical in insts:
             text = dumps(inst)
             if "e-" in text or "e+" in text or "Infinity" in text or "NaN" in text: continue
@@ -208,6 +215,8 @@ def main():
             out.append({"name": name, "source": "llama", "schema": schema, "instances": [], "note": f"jsonschema: {type(e).__name__}"})
     for p in json.load(open(PROPS)):
         out.append(cases_for(p["name"], "property", p["schema"], rng))
+    for p in json.load(open(MODEL)):
+        out.append(cases_for(p["name"], "model", p["schema"], rng))
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, ensure_ascii=False)
     n = sum(len(c["instances"]) for c in out)

@@ -72,6 +72,10 @@ extension GenerationGuide where Value == String {
 }
 
 // MARK: Numbers (bounds are inclusive)
+//
+// Bounds flow into the schema as `minimum`/`maximum` and the grammar enforces them exactly as
+// decimals while decoding (bounded numbers are written without exponent). Decimal bounds pass
+// through the nearest Double.
 
 extension GenerationGuide where Value == Int {
     /// Enforces a minimum value.
@@ -86,13 +90,18 @@ extension GenerationGuide where Value == Int {
 
 extension GenerationGuide where Value == Float {
     /// Enforces a minimum value.
-    public static func minimum(_ value: Float) -> GenerationGuide<Float> { GenerationGuide(GuideConstraints(minimum: Double(value))) }
+    public static func minimum(_ value: Float) -> GenerationGuide<Float> { GenerationGuide(GuideConstraints(minimum: schemaBound(value))) }
     /// Enforces a maximum value.
-    public static func maximum(_ value: Float) -> GenerationGuide<Float> { GenerationGuide(GuideConstraints(maximum: Double(value))) }
+    public static func maximum(_ value: Float) -> GenerationGuide<Float> { GenerationGuide(GuideConstraints(maximum: schemaBound(value))) }
     /// Enforces values fall within a range.
     public static func range(_ range: ClosedRange<Float>) -> GenerationGuide<Float> {
-        GenerationGuide(GuideConstraints(minimum: Double(range.lowerBound), maximum: Double(range.upperBound)))
+        GenerationGuide(GuideConstraints(minimum: schemaBound(range.lowerBound), maximum: schemaBound(range.upperBound)))
     }
+
+    /// The Double written as the schema bound: the one nearest the Float's shortest decimal, so
+    /// `.minimum(0.1)` becomes `"minimum": 0.1`, not 0.10000000149011612 (which the grammar, reading
+    /// bounds as exact decimals, would hold "0.1" to be below).
+    private static func schemaBound(_ value: Float) -> Double { Double(value.description) ?? Double(value) }
 }
 
 extension GenerationGuide where Value == Double {

@@ -1,12 +1,21 @@
 import ArgumentParser
 import Foundation
+import LocalLMGrammar
 import LocalLMRuntime
 
 /// `locallm generate`: text from a prompt, streamed to stdout, or one JSON line with --json.
+/// With `--json-schema`, `--grammar` or `--regex` every token is masked by the grammar, and what is
+/// printed is exactly the constrained output (no newline added).
 struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
-        abstract: "Generate text from a prompt (a user message in the model's chat template unless --raw)."
+        abstract: "Generate text from a prompt (a user message in the model's chat template unless --raw).",
+        discussion: """
+            With a grammar the output is exactly a sentence of it, printed without a trailing newline. \
+            A grammar that cannot be read or compiled is reported with its position (JSON path, GBNF \
+            line:column, regex offset) and exit status 1; output cut by --max-tokens before the grammar \
+            is complete is printed, reported on stderr, and exits with status 2.
+            """
     )
 
     @Option(help: "Path to a GGUF model.") var model: String
@@ -24,8 +33,22 @@ struct GenerateCommand: AsyncParsableCommand {
     var raw = false
     @Flag(help: "Print one line {\"ids\":[…],\"text\":\"…\"} (generated tokens only, without the stop token).")
     var json = false
+    @Option(help: ArgumentHelp("Constrain the output to the JSON documents this JSON Schema allows (compact JSON).", valueName: "file.json"))
+    var jsonSchema: String?
+    @Option(help: ArgumentHelp("Constrain the output to this GBNF grammar (llama.cpp's format).", valueName: "file.gbnf"))
+    var grammar: String?
+    @Option(help: "The GBNF rule to start from.") var grammarRoot: String = "root"
+    @Option(help: "Constrain the output to a whole match of this regular expression.") var regex: String?
+
+    func validate() throws {
+        if [jsonSchema, grammar, regex].compactMap({ $0 }).count > 1 {
+            throw ValidationError("give at most one of --json-schema, --grammar and --regex")
+        }
+    }
 
     func run() async throws {
+        // Before the model loads: a bad grammar fails fast.
+        let constraint = try GrammarSource(jsonSchema: jsonSchema, gbnf: grammar, root: grammarRoot, regex: regex)?.compile()
         let loaded = try ModelLoading.load(model, threads: threads)
         let tokenizer = try loaded.makeTokenizer()
         let ids = raw ? ModelLoading.rawIds(prompt, tokenizer: tokenizer)
@@ -37,7 +60,10 @@ struct GenerateCommand: AsyncParsableCommand {
         options.topP = topP
         options.minP = minP
         options.seed = seed
-        var sampler = options.makeChain()
+        let mask = constraint.map {
+            LogitMaskStep(GrammarTokenMask(GrammarTokenIndex(grammar: $0, tokens: TokenTable(vocabulary: tokenizer.vocabulary))))
+        }
+        var sampler = options.makeChain(mask: mask)
         let json = self.json
         let result = try Generation.run(
             sequence: sequence, prompt: ids, sampler: &sampler, tokenizer: tokenizer,
@@ -51,8 +77,11 @@ struct GenerateCommand: AsyncParsableCommand {
         if json {
             let idList = result.ids.map(String.init).joined(separator: ",")
             print("{\"ids\":[\(idList)],\"text\":\(jsonString(result.text))}")
-        } else {
+        } else if constraint == nil {
             print("")
+        }
+        if let constraint {
+            try GrammarSource.checkComplete(result, constraint, maxTokens: maxTokens)
         }
     }
 }

@@ -1,14 +1,17 @@
 import Foundation
-@testable import LocalLMGrammar
+import LocalLMGrammar
 
 /// A JSON Schema validator (draft 2020-12 keywords, draft-7 tuple `items`), written as the oracle
-/// for property tests and cross-checked against Python `jsonschema` by SchemaCaseTests.
+/// for property tests (grammar and real-model) and cross-checked against Python `jsonschema` by
+/// SchemaCaseTests.
 /// It validates the spec's language, not the grammar's: properties in any order, unlisted members
 /// allowed unless `additionalProperties` forbids them, search semantics for `pattern`.
-struct JSONSchemaValidator {
-    let root: JSONValue
+public struct JSONSchemaValidator: Sendable {
+    public let root: JSONValue
 
-    func isValid(_ v: JSONValue) -> Bool { validate(v, root, depth: 0) }
+    public init(root: JSONValue) { self.root = root }
+
+    public func isValid(_ v: JSONValue) -> Bool { validate(v, root, depth: 0) }
 
     private func resolve(_ ref: String) -> JSONValue? {
         guard ref.hasPrefix("#") else { return nil }
@@ -115,7 +118,7 @@ struct JSONSchemaValidator {
 
     /// ICU's \\d \\w \\s are Unicode-wide; JSON Schema names ECMA-262, where \\d \\w are ASCII and
     /// \\s is a fixed list. Rewrites them (outside and inside classes) to explicit sets.
-    static func ecmaClasses(_ p: String) -> String {
+    public static func ecmaClasses(_ p: String) -> String {
         let space = #"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}"#
         let sets: [Character: (String, String)] = [
             "d": ("0-9", "[^0-9]"), "w": ("A-Za-z0-9_", "[^A-Za-z0-9_]"), "s": (space, "[^" + space + "]"),
