@@ -9,10 +9,14 @@ import Testing
         try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-qwen2.gguf"), threadCount: 2)
     }
 
-    /// 64 greedy tokens after each prompt equal llama.cpp's on ≥ 95% of the prompts. Where they differ,
-    /// they agree up to a near tie (see FidelityTests for why exact agreement everywhere is not a fair
-    /// demand); the first token always agrees.
-    @Test(.disabled("not met yet: 17/20 (qwen3), 15/20 (qwen2), 6/20 (SmolLM2) identical; sequences part at near ties, see the runtime report"),
+    /// 64 greedy tokens after each prompt equal llama.cpp's on ≥ 95% of the prompts: the issue's
+    /// criterion, which is not met, so the test runs only on request (`LOCALLM_GREEDY_REPORT=1`).
+    /// llama.cpp does not meet it against itself either: evaluating the prompt one token at a time
+    /// instead of in one batch gives identical 64-token sequences on only 10 of SmolLM2's 20 prompts
+    /// (scripts/goldens/llama_self_consistency.py), because a last-bit difference flips an 8-bit
+    /// activation rounding and the sequences part at the next near tie. The first token always agrees.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["LOCALLM_GREEDY_REPORT"] != nil,
+                   "criterion not met (llama.cpp itself: 10/20 on SmolLM2 across batch sizes); set LOCALLM_GREEDY_REPORT=1"),
           arguments: FidelityTests.models)
     func greedyGenerationMatchesLlamaCpp(model name: String) throws {
         let golden = try RuntimeGoldens.load(name)
