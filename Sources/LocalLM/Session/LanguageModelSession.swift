@@ -21,6 +21,8 @@ public final class LanguageModelSession: Sendable, Observable {
     package let profile: (@Sendable () -> ResolvedProfile)?
     /// Values the profile's `@SessionProperty`s read and write.
     package let properties = SessionPropertyStore()
+    /// The session's place among agents: bounds, and the sessions its tool calls started.
+    package let agent = Mutex(AgentState())
     private let registrar = ObservationRegistrar()
 
     /// The most tool-calling rounds one request may take before the session stops it with
