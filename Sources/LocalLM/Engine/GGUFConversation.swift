@@ -139,6 +139,10 @@ package actor GGUFConversation: LocalConversation {
 
         generation: while true {
             try Task.checkCancellation()
+            // Decoding is synchronous work on the cooperative pool, which has one thread per core:
+            // a few sessions generating at once (workers of an agent) would hold every thread and
+            // starve other tasks, such as the consumers of their own streams, until they finish.
+            await Task.yield()
             if let budget, generated >= budget { break }
             if var matcher = grammar {
                 if mask.isEmpty { mask = [UInt64](repeating: 0, count: (logits.count + 63) / 64) }
