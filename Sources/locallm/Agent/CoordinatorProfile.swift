@@ -19,7 +19,7 @@ struct CoordinatorProfile: LanguageModelSession.DynamicProfile {
     var body: some LanguageModelSession.DynamicProfile {
         if toolCalls == 0 {
             LanguageModelSession.Profile {
-                "You coordinate. Plan the task first."
+                "You coordinate. Give the person's task to the planner, as written."
                 planner
             }
             .toolCallingMode(.required)
@@ -33,7 +33,7 @@ struct CoordinatorProfile: LanguageModelSession.DynamicProfile {
             .onToolCall { toolCalls += 1 }
         } else {
             LanguageModelSession.Profile {
-                "You coordinate. Combine the workers' results into one short answer."
+                "You coordinate. Answer the person in plain sentences, using the workers' results."
             }
             .toolCallingMode(.disallowed)
         }

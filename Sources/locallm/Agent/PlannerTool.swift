@@ -15,7 +15,12 @@ struct PlannerTool: Tool {
     let options: GenerationOptions
 
     func call(arguments: Arguments) async throws -> AgentPlan {
-        let session = LanguageModelSession(model: model, instructions: "You break a task into short subtasks.")
-        return try await session.respond(to: "Task: \(arguments.task)", generating: AgentPlan.self, options: options).content
+        let session = LanguageModelSession(
+            model: model, instructions: "You list the steps of a task: two or three short commands.")
+        // Without the schema in the prompt a small model writes steps instead of copying descriptions;
+        // the grammar still holds it to the plan's shape.
+        return try await session.respond(
+            to: "Task: \(arguments.task)", generating: AgentPlan.self, includeSchemaInPrompt: false, options: options
+        ).content
     }
 }

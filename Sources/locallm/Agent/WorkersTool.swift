@@ -28,7 +28,7 @@ struct WorkersTool: Tool {
         try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for (index, subtask) in arguments.subtasks.enumerated() {
                 group.addTask {
-                    let session = LanguageModelSession(model: model, instructions: "Carry out the task in one or two sentences.")
+                    let session = LanguageModelSession(model: model, instructions: "Explain how to do this step in one or two sentences.")
                     let stream = session.streamResponse(to: subtask, options: options)
                     var first: Duration?
                     for try await _ in stream where first == nil { first = .now - timeline.origin }
