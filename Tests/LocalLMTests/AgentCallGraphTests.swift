@@ -56,6 +56,29 @@ struct ScriptedWorker: Tool {
     }
 }
 
+/// A worker that keeps only a weak reference to the session it ran.
+struct ForgettingWorker: Tool {
+    let name = "Worker"
+    let description = "Does one task"
+
+    final class WeakSession: Sendable {
+        weak let session: LanguageModelSession?
+        init(_ session: LanguageModelSession) { self.session = session }
+    }
+
+    let log: WeakLog
+
+    final class WeakLog: Sendable {
+        let sessions = Mutex<[WeakSession]>([])
+    }
+
+    func call(arguments: TaskArguments) async throws -> String {
+        let session = LanguageModelSession(model: ScriptedModel([.text(["Did ", arguments.task])]))
+        log.sessions.withLock { $0.append(WeakSession(session)) }
+        return try await session.respond(to: arguments.task).content
+    }
+}
+
 /// A tool whose session is told to call this same tool again, forever.
 struct ScriptedRecursion: Tool {
     let name = "Delegate"
@@ -151,6 +174,19 @@ struct AgentCallGraphTests {
         await #expect(throws: LanguageModelSession.AgentLimitExceeded(limit: .sessions, bound: 3, path: ["Worker"])) {
             try await coordinator.respond(to: "Do three things.")
         }
+    }
+
+    /// The graph keeps transcripts, not sessions: a finished worker session (and the KV cache it
+    /// would hold on a real model) is freed.
+    @Test func finishedChildSessionsAreFreedButTheirTranscriptsStay() async throws {
+        let model = ScriptedModel([.toolCalls([("Worker", #"{"task":"alpha"}"#)]), .text(["ok"])])
+        let log = ForgettingWorker.WeakLog()
+        let coordinator = LanguageModelSession(model: model, tools: [ForgettingWorker(log: log)])
+        try await coordinator.respond(to: "Do it.")
+        let refs = log.sessions.withLock { $0 }
+        #expect(refs.count == 1)
+        #expect(refs.allSatisfy { $0.session == nil })
+        #expect(coordinator.callGraph.children.first?.transcript.map(\.description) == ["Prompt: alpha", "Response: Did alpha"])
     }
 
     @Test func aSessionOutsideAnyToolCallIsATopSession() async throws {

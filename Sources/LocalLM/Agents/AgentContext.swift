@@ -1,20 +1,36 @@
 import Foundation
 import Synchronization
 
-/// Where a session sits in the call graph of agents: how deep, under which bounds, and the
-/// sessions its tool calls started. Kept by every session; it only fills in when tools start sessions.
+/// Where a session sits in the call graph of agents: how deep, and under which bounds.
 package struct AgentState: Sendable {
     /// Set when the session joined a graph as the child of a tool call; `nil` for a top session.
     var placement: AgentPlacement?
     var limits = LanguageModelSession.AgentLimits()
-    /// Sessions started by this session's tool calls, in the order they made their first request.
-    var children: [SpawnedSession] = []
 }
 
-/// A session started inside one of another session's tool calls.
-package struct SpawnedSession: Sendable {
-    let call: Transcript.ToolCall
-    let session: LanguageModelSession
+/// A session's node in the call graph: its latest transcript and the nodes of the sessions its
+/// tool calls started. Parents hold nodes, not sessions, so a finished child session (with its
+/// KV cache) is freed while its transcript stays reachable from the top.
+package final class AgentNode: Sendable {
+    private let state: Mutex<(transcript: Transcript, children: [(call: Transcript.ToolCall, node: AgentNode)])>
+
+    init(transcript: Transcript) {
+        state = Mutex((transcript, []))
+    }
+
+    func record(_ transcript: Transcript) {
+        state.withLock { $0.transcript = transcript }
+    }
+
+    func adopt(_ child: AgentNode, startedBy call: Transcript.ToolCall) {
+        state.withLock { $0.children.append((call, child)) }
+    }
+
+    func graph(startedBy call: Transcript.ToolCall?) -> LanguageModelSession.CallGraph {
+        let (transcript, children) = state.withLock { ($0.transcript, $0.children) }
+        return LanguageModelSession.CallGraph(
+            toolCall: call, transcript: transcript, children: children.map { $0.node.graph(startedBy: $0.call) })
+    }
 }
 
 /// A session's position in a graph, fixed when it joins.
@@ -47,7 +63,7 @@ package final class AgentCounter: Sendable {
 /// as children of `parent`. The session sets it around each tool call, so tools need not pass
 /// anything along (child tasks and `Task {}` inherit it; `Task.detached` does not).
 package struct AgentContext: Sendable {
-    let parent: LanguageModelSession
+    let parent: AgentNode
     let call: Transcript.ToolCall
     /// The parent's placement: children sit one level below it.
     let placement: AgentPlacement
@@ -63,7 +79,7 @@ extension LanguageModelSession {
     /// starts a fresh graph (and session count) with every request, under its current limits.
     package func joinCallGraph() throws -> AgentPlacement {
         if let placement = agent.withLock({ $0.placement }) { return placement }
-        guard let context = AgentContext.current, context.parent !== self else {
+        guard let context = AgentContext.current, context.parent !== agentNode else {
             return AgentPlacement(depth: 0, limits: agentLimits, graphSessions: AgentCounter(1), path: [])
         }
         let parent = context.placement
@@ -81,7 +97,7 @@ extension LanguageModelSession {
         }
         let placement = AgentPlacement(depth: depth, limits: limits, graphSessions: parent.graphSessions, path: path)
         agent.withLock { $0.placement = placement }
-        context.parent.agent.withLock { $0.children.append(SpawnedSession(call: context.call, session: self)) }
+        context.parent.adopt(agentNode, startedBy: context.call)
         return placement
     }
 }

@@ -62,14 +62,5 @@ extension LanguageModelSession {
     }
 
     /// This session and every session its tools started, with their transcripts, as they are now.
-    public var callGraph: CallGraph {
-        let children = agent.withLock { $0.children }
-        return CallGraph(
-            toolCall: nil, transcript: transcript,
-            children: children.map { child in
-                var graph = child.session.callGraph
-                graph.toolCall = child.call
-                return graph
-            })
-    }
+    public var callGraph: CallGraph { agentNode.graph(startedBy: nil) }
 }

@@ -163,7 +163,7 @@ extension LanguageModelSession {
             for (index, item) in resolved.enumerated() {
                 let tool = item.tool
                 let arguments = item.call.arguments
-                let context = AgentContext(parent: self, call: item.call, placement: placement, requestSessions: requestSessions)
+                let context = AgentContext(parent: agentNode, call: item.call, placement: placement, requestSessions: requestSessions)
                 group.addTask {
                     do {
                         return (index, try await AgentContext.$current.withValue(context) {
