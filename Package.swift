@@ -19,6 +19,8 @@ let package = Package(
     products: [
         .library(name: "LocalLM", targets: ["LocalLM"]),
         .executable(name: "locallm", targets: ["locallm"]),
+        // The GRDB record-collection example; only it depends on GRDB, never the library product.
+        .executable(name: "locallm-records", targets: ["locallm-records"]),
     ],
     dependencies: [
         // CLI parsing for `locallm`.
@@ -27,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // @Generable / @Guide macros (LocalLMMacros) are swift-syntax compiler plugins.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // SQLite for the record-collection example only (Debian: libsqlite3-dev).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // OpenBLAS's CBLAS interface (Debian: libopenblas-dev), for sgemm in batched prefill.
@@ -90,6 +94,23 @@ let package = Package(
             path: "Benchmarks/LocalLMBenchmarks",
             swiftSettings: swiftSettings
         ),
+        // Example: a tool-calling assistant over a SQLite record collection. The tools and the
+        // database live in a library so tests reach them; the executable is a thin CLI.
+        .target(
+            name: "RecordsExample",
+            dependencies: ["LocalLM", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Examples/Records/Sources/RecordsExample",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "locallm-records",
+            dependencies: [
+                "RecordsExample", "LocalLM",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Records/Sources/locallm-records",
+            swiftSettings: swiftSettings
+        ),
 
         // Test support: a synthetic GGUF writer, model and fixture locators, and the JSON Schema
         // validator that grammar and real-model tests share (it reads LocalLMGrammar's JSONValue).
@@ -105,6 +126,12 @@ let package = Package(
         .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMTests", dependencies: ["LocalLM", "LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RecordsExampleTests",
+            dependencies: ["RecordsExample", "LocalLM", "LocalLMTestSupport"],
+            path: "Examples/Records/Tests/RecordsExampleTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LocalLMMacrosTests",
             dependencies: ["LocalLMMacros", .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")],

@@ -16,6 +16,7 @@ struct LocalLMCommand: AsyncParsableCommand {
             BenchCommand.self,
             RunCommand.self,
             ChatCommand.self,
+            AgentCommand.self,
         ]
     )
 }

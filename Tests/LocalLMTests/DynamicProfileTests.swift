@@ -2,16 +2,13 @@ import Foundation
 import LocalLM
 import Testing
 
-/// `@SessionPropertyEntry var toolCallCount: Int = 0`, written out by hand.
-struct ToolCallCountKey: SessionPropertyKey {
-    static let defaultValue = 0
-}
-
+// Apple's declaration of a session property, as in the DynamicProfile documentation.
 extension SessionPropertyValues {
-    var toolCallCount: Int {
-        get { self[ToolCallCountKey.self] }
-        set { self[ToolCallCountKey.self] = newValue }
-    }
+    @SessionPropertyEntry
+    var toolCallCount: Int = 0
+
+    @SessionPropertyEntry
+    var lastCity: String?
 }
 
 /// Apple's documented pattern: require one tool call, then let the model answer.
@@ -70,5 +67,46 @@ struct DynamicProfileTests {
         await #expect(throws: LanguageModelSession.GenerationError.self) { try await session.respond(to: "Two") }
         // The profile's policy preserved the partial response.
         #expect(session.transcript.last?.description == "Response: par")
+    }
+
+    /// A counter declared with `@SessionPropertyEntry` counts every call, per session, and the
+    /// profile reads it before each round.
+    @Test func sessionPropertyEntryCountsToolCallsPerSession() async throws {
+        struct TwoCalls: LanguageModelSession.DynamicProfile {
+            @LanguageModelSession.SessionProperty(\.toolCallCount) var toolCallCount
+            @LanguageModelSession.SessionProperty(\.lastCity) var lastCity
+            let log: CallLog
+            var body: some LanguageModelSession.DynamicProfile {
+                LanguageModelSession.Profile {
+                    // The instructions show the property values the profile saw.
+                    "Calls so far: \(toolCallCount); last city: \(lastCity ?? "none")."
+                    WeatherTool(log: log)
+                }
+                .toolCallingMode(toolCallCount < 2 ? .required : .disallowed)
+                .onToolCall { call in
+                    toolCallCount += 1
+                    lastCity = try? call.arguments.value(String.self, forProperty: "city")
+                }
+            }
+        }
+        let steps: [ScriptedModel.Step] = [
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#)]),
+            .toolCalls([("getWeather", #"{"city":"Rome"}"#)]),
+            .text(["Done."]),
+        ]
+        let model = ScriptedModel(steps)
+        let log = CallLog()
+        let session = LanguageModelSession(model: model, profile: TwoCalls(log: log))
+        try await session.respond(to: "Weather in Oslo and Rome?")
+        #expect(model.script.requests.map(\.generationOptions.toolCallingMode) == [.required, .required, .disallowed])
+        #expect(session.transcript.first?.description == "Instructions: Calls so far: 2; last city: Rome.")
+        #expect(log.order == ["Oslo", "Rome"])
+
+        // A second session starts from the declared defaults: values are per session.
+        let other = ScriptedModel([.toolCalls([("getWeather", #"{"city":"Lima"}"#)]), .text(["x"]), .text(["y"])])
+        let second = LanguageModelSession(model: other, profile: TwoCalls(log: log))
+        _ = try? await second.respond(to: "Lima?")
+        #expect(other.script.requests.first?.generationOptions.toolCallingMode == .required)
+        #expect(other.script.requests.first?.transcript.first?.description == "Instructions: Calls so far: 0; last city: none.")
     }
 }

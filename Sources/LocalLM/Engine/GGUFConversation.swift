@@ -28,14 +28,35 @@ package actor GGUFConversation: LocalConversation {
     /// Makes the cache hold `tokens` with as little work as possible; returns the logits after the
     /// last token and how many tokens came from the cache.
     private func prefill(_ tokens: [Int], into sequence: ModelSequence) throws -> (logits: [Float], cached: Int) {
+        let common = try reuseCache(for: tokens, in: sequence)
+        return (try sequence.evaluate(Array(tokens[common...])), common)
+    }
+
+    /// `prefill` for a request: one batch at a time, yielding between batches so that a long
+    /// prompt does not hold a cooperative thread for seconds (see the yield in `generate`). The
+    /// batches are the ones `evaluate` would form, so the numbers are the same.
+    private func prefillYielding(_ tokens: [Int], into sequence: ModelSequence) async throws -> (logits: [Float], cached: Int) {
+        let common = try reuseCache(for: tokens, in: sequence)
+        var start = common
+        var logits: [Float] = []
+        while start < tokens.count {
+            let end = min(tokens.count, start + sequence.batchSize)
+            logits = try sequence.evaluate(Array(tokens[start..<end]))
+            start = end
+            if start < tokens.count { await Task.yield() }
+        }
+        return (logits, common)
+    }
+
+    /// Keeps the longest cached prefix of `tokens` (leaving at least one token to evaluate, for
+    /// its logits) and returns its length.
+    private func reuseCache(for tokens: [Int], in sequence: ModelSequence) throws -> Int {
         var common = 0
         let cachedTokens = sequence.tokens
         while common < min(cachedTokens.count, tokens.count) && cachedTokens[common] == tokens[common] { common += 1 }
-        // At least one token is evaluated, for its logits.
         if common == tokens.count { common -= 1 }
         try sequence.truncate(to: common)
-        let logits = try sequence.evaluate(Array(tokens[common...]))
-        return (logits, common)
+        return common
     }
 
     package nonisolated func prewarm(transcript: Transcript) throws {
@@ -87,7 +108,8 @@ package actor GGUFConversation: LocalConversation {
                     + (budget.map { " and the response budget \($0)" } ?? "") + "; the context holds \(contextSize)"))
         }
         let sequence = try currentSequence()
-        var (logits, cached) = try prefill(tokens, into: sequence)
+        // `busy` keeps a prewarm from touching the cache while this request is suspended.
+        var (logits, cached) = try await prefillYielding(tokens, into: sequence)
         let prefilled = ContinuousClock.now
         await channel.send(.response(action: .updateMetadata(["modelID": engine.name])))
 
@@ -139,6 +161,10 @@ package actor GGUFConversation: LocalConversation {
 
         generation: while true {
             try Task.checkCancellation()
+            // Decoding is synchronous work on the cooperative pool, which has one thread per core:
+            // a few sessions generating at once (workers of an agent) would hold every thread and
+            // starve other tasks, such as the consumers of their own streams, until they finish.
+            await Task.yield()
             if let budget, generated >= budget { break }
             if var matcher = grammar {
                 if mask.isEmpty { mask = [UInt64](repeating: 0, count: (logits.count + 63) / 64) }

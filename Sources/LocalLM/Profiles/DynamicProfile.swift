@@ -77,3 +77,10 @@ package struct ResolvedProfile: Sendable {
     package var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy?
     package var onToolCall: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
 }
+
+extension LanguageModelSession.DynamicProfile {
+    /// `Profile` and `@SessionProperty` written unqualified inside a profile type, as Apple's
+    /// documentation writes them.
+    public typealias Profile = LanguageModelSession.Profile
+    public typealias SessionProperty<Value: Sendable> = LanguageModelSession.SessionProperty<Value>
+}

@@ -1,18 +1,16 @@
 import Synchronization
 
-/// Values a session keeps for its dynamic profile (counters, flags). Declare one by extending this
-/// type with a key: a `SessionPropertyKey` with a default value, read and written through a
-/// subscript, as `@SessionPropertyEntry` would write it.
+/// Values a session keeps for its dynamic profile (counters, flags). Declare one with
+/// `@SessionPropertyEntry` in an extension of this type:
 ///
 /// ```swift
-/// struct ToolCallCount: SessionPropertyKey { static let defaultValue = 0 }
 /// extension SessionPropertyValues {
-///     var toolCallCount: Int {
-///         get { self[ToolCallCount.self] }
-///         set { self[ToolCallCount.self] = newValue }
-///     }
+///     @SessionPropertyEntry
+///     var toolCallCount: Int = 0
 /// }
 /// ```
+///
+/// (It expands to a computed property over a `SessionPropertyKey`, which can also be written by hand.)
 public struct SessionPropertyValues: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
@@ -58,3 +56,18 @@ extension LanguageModelSession {
         }
     }
 }
+
+/// Declares a session property in an extension of `SessionPropertyValues`, with its default value:
+///
+/// ```swift
+/// extension SessionPropertyValues {
+///     @SessionPropertyEntry
+///     var toolCallCount: Int = 0
+/// }
+/// ```
+///
+/// It expands to a computed property over a private `SessionPropertyKey`, so a profile can read
+/// and write it with `@SessionProperty(\.toolCallCount)`.
+@attached(accessor, names: named(get), named(set))
+@attached(peer, names: prefixed(__Key_))
+public macro SessionPropertyEntry() = #externalMacro(module: "LocalLMMacros", type: "SessionPropertyEntryMacro")

@@ -19,6 +19,14 @@ extension LanguageModelSession {
         onProgress: (@Sendable (GeneratedContent) async -> Void)? = nil
     ) async throws -> RequestOutcome {
         let before = try beginRequest()
+        let placement: AgentPlacement
+        do {
+            placement = try joinCallGraph()
+        } catch {
+            setResponding(false)
+            throw error
+        }
+        let requestSessions = AgentCounter()
         let requestID = UUID()
         var logger = self.logger
         logger[metadataKey: "request"] = "\(requestID.uuidString.prefix(8))"
@@ -92,7 +100,8 @@ extension LanguageModelSession {
                             try await SessionPropertyStore.$current.withValue(properties) { try await hook(call) }
                         }
                     }
-                    let outputs = try await callTools(result.toolCalls, tools: roundTools)
+                    let outputs = try await callTools(
+                        result.toolCalls, tools: roundTools, placement: placement, requestSessions: requestSessions)
                     transcript.entries.append(contentsOf: outputs.map { .toolOutput($0) })
                     setTranscript(transcript)
                     continue
@@ -137,8 +146,11 @@ extension LanguageModelSession {
         }
     }
 
-    /// Runs one round of tool calls concurrently; outputs come back in call order.
-    private func callTools(_ calls: [Transcript.ToolCall], tools: [any Tool]) async throws -> [Transcript.ToolOutput] {
+    /// Runs one round of tool calls concurrently; outputs come back in call order. Each call runs
+    /// in an `AgentContext`, so sessions the tool starts join this session's call graph.
+    private func callTools(
+        _ calls: [Transcript.ToolCall], tools: [any Tool], placement: AgentPlacement, requestSessions: AgentCounter
+    ) async throws -> [Transcript.ToolOutput] {
         var resolved: [(call: Transcript.ToolCall, tool: any Tool)] = []
         for call in calls {
             guard let tool = tools.first(where: { $0.name == call.toolName }) else {
@@ -151,10 +163,16 @@ extension LanguageModelSession {
             for (index, item) in resolved.enumerated() {
                 let tool = item.tool
                 let arguments = item.call.arguments
+                let context = AgentContext(parent: agentNode, call: item.call, placement: placement, requestSessions: requestSessions)
                 group.addTask {
                     do {
-                        return (index, try await tool.call(generatedArguments: arguments))
+                        return (index, try await AgentContext.$current.withValue(context) {
+                            try await tool.call(generatedArguments: arguments)
+                        })
                     } catch let error as CancellationError {
+                        throw error
+                    } catch let error as AgentLimitExceeded {
+                        // A bound of the whole graph, not a failure of this tool: the top caller sees it as is.
                         throw error
                     } catch {
                         throw ToolCallError(tool: tool, underlyingError: error)

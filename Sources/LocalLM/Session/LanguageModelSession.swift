@@ -21,6 +21,10 @@ public final class LanguageModelSession: Sendable, Observable {
     package let profile: (@Sendable () -> ResolvedProfile)?
     /// Values the profile's `@SessionProperty`s read and write.
     package let properties = SessionPropertyStore()
+    /// The session's place among agents: depth and bounds.
+    package let agent = Mutex(AgentState())
+    /// The session's node in the call graph: its transcript and the sessions its tool calls started.
+    package let agentNode: AgentNode
     private let registrar = ObservationRegistrar()
 
     /// The most tool-calling rounds one request may take before the session stops it with
@@ -59,6 +63,7 @@ public final class LanguageModelSession: Sendable, Observable {
         self.tools = tools
         self.profile = profile
         self.state = Mutex(State(transcript: transcript))
+        self.agentNode = AgentNode(transcript: transcript)
         var logger = Logger(label: "LocalLM.session")
         logger[metadataKey: "model"] = "\(executor.modelName)"
         self.logger = logger
@@ -146,6 +151,7 @@ public final class LanguageModelSession: Sendable, Observable {
         registrar.withMutation(of: self, keyPath: \.transcript) {
             state.withLock { $0.transcript = transcript }
         }
+        agentNode.record(transcript)
     }
 
     /// Marks the session busy, or throws `concurrentRequests` if it already is.
