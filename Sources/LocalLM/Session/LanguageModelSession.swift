@@ -59,7 +59,7 @@ public final class LanguageModelSession: Sendable, Observable {
         self.tools = tools
         self.profile = profile
         self.state = Mutex(State(transcript: transcript))
-        var logger = Logger(label: "LocalLM.session")
+        var logger = LogHandlerOverride.logger(label: "LocalLM.session")
         logger[metadataKey: "model"] = "\(executor.modelName)"
         self.logger = logger
     }
