@@ -14,6 +14,7 @@ let allSuites: [BenchmarkSuite] = [
     grammarBenchmark,
     kernelsBenchmark,
     endToEndBenchmark,
+    sessionBenchmark,
 ]
 
 func runBenchmarks() async throws {
