@@ -12,7 +12,7 @@ model=$(scripts/fetch-models.sh | head -n 1)
 swift build -c release --product locallm >&2
 bin=$(swift build -c release --show-bin-path)/locallm
 first=${1:-"Name three primary colors."}
-second=${2:-"Which of them is the color of the sky?"}
+second=${2:-"And what color do you get by mixing blue and yellow?"}
 
 echo "\$ printf '%s\n' \"$first\" \"$second\" | locallm chat --temperature 0 --max-tokens 64 --instructions \"You are a concise assistant.\""
 printf '%s\n' "$first" "$second" \

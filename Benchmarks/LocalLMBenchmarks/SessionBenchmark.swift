@@ -4,8 +4,19 @@ import LocalLM
 /// Time to first token over a five-turn conversation on SmolLM2, through `LanguageModelSession`
 /// (greedy, streamed). The session keeps its KV cache between turns, so each turn should prefill
 /// only its new tokens: turn 5's TTFT is compared with a fresh session restored from the same
-/// history, which must prefill all of it.
-let sessionBenchmark = BenchmarkSuite(name: "session") { _ in
+/// history, which must prefill all of it. Runs with the default f16 KV cache, then with an f32
+/// one (`session f16` or `session f32` runs one), since attention over the cache is the part of a
+/// prefill that grows with the history.
+let sessionBenchmark = BenchmarkSuite(name: "session") { arguments in
+    let types: [SystemLanguageModel.KVCacheType] =
+        arguments.contains("f32") ? [.f32] : arguments.contains("f16") ? [.f16] : [.f16, .f32]
+    for type in types {
+        print("-- KV cache \(type)")
+        try await sessionTurns(cacheType: type)
+    }
+}
+
+private func sessionTurns(cacheType: SystemLanguageModel.KVCacheType) async throws {
     let folder = ProcessInfo.processInfo.environment["LOCALLM_MODELS"].map { URL(fileURLWithPath: $0) }
         ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/locallm/models")
     let url = folder.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -13,7 +24,7 @@ let sessionBenchmark = BenchmarkSuite(name: "session") { _ in
         print("\(url.lastPathComponent): missing (run scripts/fetch-models.sh)")
         return
     }
-    let model = SystemLanguageModel(contentsOf: url)
+    let model = SystemLanguageModel(contentsOf: url, configuration: .init(kvCacheType: cacheType))
     let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 24)
     // Long-ish user turns, so that the history grows by about a hundred tokens a turn.
     let turns = [

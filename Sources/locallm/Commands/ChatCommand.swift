@@ -29,15 +29,15 @@ struct ChatCommand: AsyncParsableCommand {
         let inputIsTerminal = isatty(STDIN_FILENO) != 0
         Console.write("Chatting with \(model.url.lastPathComponent). /reset, /save FILE, /load FILE, /quit.\n")
         while true {
-            Console.write("> ")
+            if inputIsTerminal { Console.write("> ") }
             guard let line = readLine() else {
-                Console.write("\n")  // end of input: finish the prompt's line
+                if inputIsTerminal { Console.write("\n") }  // end of input: finish the prompt's line
                 break
             }
             let input = line.trimmingCharacters(in: .whitespaces)
             if input.isEmpty { continue }
             // Piped input is not echoed by a terminal; print it so the output reads as a chat.
-            if !inputIsTerminal { Console.write(input + "\n") }
+            if !inputIsTerminal { Console.write("> " + input + "\n") }
             if input.hasPrefix("/") {
                 let parts = input.split(separator: " ", maxSplits: 1).map(String.init)
                 switch parts[0] {
