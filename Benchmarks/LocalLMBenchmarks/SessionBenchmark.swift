@@ -10,9 +10,30 @@ import LocalLM
 let sessionBenchmark = BenchmarkSuite(name: "session") { arguments in
     let types: [SystemLanguageModel.KVCacheType] =
         arguments.contains("f32") ? [.f32] : arguments.contains("f16") ? [.f16] : [.f16, .f32]
+    samplerCost()
     for type in types {
         print("-- KV cache \(type)")
         try await sessionTurns(cacheType: type)
+    }
+}
+
+/// What the sampler chain costs per token over SmolLM2's 49,152 logits, for each mode a session
+/// can ask for (the decode step it adds to is ~100 ms at present).
+private func samplerCost() {
+    var generator = SystemRandomNumberGenerator()
+    let logits = (0..<49_152).map { _ in Float.random(in: -8...8, using: &generator) }
+    let modes: [(String, GenerationOptions)] = [
+        ("greedy", GenerationOptions(samplingMode: .greedy)),
+        ("top-k 40", GenerationOptions(samplingMode: .random(top: 40, seed: 1))),
+        ("top-p 0.9", GenerationOptions(samplingMode: .random(probabilityThreshold: 0.9, seed: 1))),
+    ]
+    for (name, options) in modes {
+        var chain = options.makeSamplerChain()
+        let clock = ContinuousClock()
+        let runs = 50
+        let start = clock.now
+        for _ in 0..<runs { _ = chain.sample(logits) }
+        print(String(format: "sampler chain, %@: %.0f µs per token", name, seconds(clock.now - start) / Double(runs) * 1e6))
     }
 }
 
