@@ -15,7 +15,12 @@ struct ChatCommandTests {
     }
 
     /// Runs `locallm chat` with `input` on standard input; returns status, standard output and error.
-    static func chat(_ arguments: [String], input: String, in folder: URL) throws -> (status: Int32, stdout: String, stderr: String) {
+    private struct Child: @unchecked Sendable {  // handed to one Dispatch thread, then done with
+        let process: Process
+        let output: FileHandle
+    }
+
+    static func chat(_ arguments: [String], input: String, in folder: URL) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = ["chat"] + arguments
@@ -30,8 +35,16 @@ struct ChatCommandTests {
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Wait on a Dispatch thread: blocking a cooperative-pool thread for the whole chat would
+        // starve the tests running beside this one (the pool has one thread per core).
+        let child = Child(process: process, output: stdout.fileHandleForReading)
+        let out = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let data = child.output.readDataToEndOfFile()
+                child.process.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
         try stderr.close()
         let err = try String(contentsOf: errorFile, encoding: .utf8)
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), err)
@@ -57,7 +70,7 @@ struct ChatCommandTests {
         }
     }
 
-    @Test func twoTurnsSaveResetLoadAndAThirdTurn() throws {
+    @Test func twoTurnsSaveResetLoadAndAThirdTurn() async throws {
         let model = try TestModels.require(TestModels.smolLM2)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chat-\(UUID())", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -72,7 +85,7 @@ struct ChatCommandTests {
             "My name is Ana.", "What is my name?", "/save \(saved)", "/reset", "/load \(saved)",
             "/load \(bad)", "/load \(missing)", "Say it again, please.", "/save \(after)",
         ].joined(separator: "\n") + "\n"
-        let run = try Self.chat(
+        let run = try await Self.chat(
             ["--model", model.path, "--temperature", "0", "--max-tokens", "12", "--instructions", "You are a concise assistant."],
             input: input, in: folder)
         #expect(run.status == 0, "\(run.stderr)")
