@@ -8,7 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-model=$(scripts/fetch-models.sh | head -n 1)
+# All of fetch-models.sh's output, then its first line: `| head -n 1` can close the pipe early, and
+# under pipefail the SIGPIPE would end this script.
+models=$(scripts/fetch-models.sh)
+model=${models%%$'\n'*}
 swift build -c release --product locallm >&2
 bin=$(swift build -c release --show-bin-path)/locallm
 first=${1:-"Name three primary colors."}
