@@ -90,7 +90,8 @@ let package = Package(
         // Benchmarks are an executable so that release figures come from one documented command.
         .executableTarget(
             name: "LocalLMBenchmarks",
-            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime"],
+            // LocalLM for the session suite (multi-turn time to first token through the public API).
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime", "LocalLM"],
             path: "Benchmarks/LocalLMBenchmarks",
             swiftSettings: swiftSettings
         ),
@@ -125,7 +126,13 @@ let package = Package(
         .testTarget(name: "LocalLMTokenizersTests", dependencies: ["LocalLMTokenizers", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "LocalLMTests", dependencies: ["LocalLM", "LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        // InMemoryLogging: the request-tracing test reads what a session logs.
+        .testTarget(
+            name: "LocalLMTests",
+            dependencies: ["LocalLM", "LocalLMGrammar", "LocalLMTestSupport",
+                           .product(name: "InMemoryLogging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RecordsExampleTests",
             dependencies: ["RecordsExample", "LocalLM", "LocalLMTestSupport"],

@@ -89,6 +89,9 @@ package actor GGUFConversation: LocalConversation {
         _ request: LanguageModelExecutorGenerationRequest, _ channel: LanguageModelExecutorGenerationChannel
     ) async throws {
         let started = ContinuousClock.now
+        var logger = self.logger
+        // The session logs the same id, so one request's records can be followed across both.
+        logger[metadataKey: "request"] = "\(request.id.uuidString.prefix(8))"
         let options = request.generationOptions
         let tools = request.toolDefinitions
         let mode = options.toolCallingMode?.value ?? .allowed
@@ -96,8 +99,8 @@ package actor GGUFConversation: LocalConversation {
         let text = try engine.renderer.render(
             request.transcript, responseSchema: request.schema,
             includeSchemaInPrompt: request.contextOptions.includeSchemaInPrompt ?? true)
-        var tokens = engine.tokens(for: text)
-        logger.trace("rendered prompt", metadata: ["prompt": "\(text)"])
+        let tokens = engine.tokens(for: text)
+        logger.trace("rendered prompt", metadata: ["prompt": "\(text)", "tokens": "\(tokens)"])
 
         let contextSize = engine.contextSize
         let budget = options.maximumResponseTokens.map { max(1, $0) }
@@ -109,34 +112,57 @@ package actor GGUFConversation: LocalConversation {
         }
         let sequence = try currentSequence()
         // `busy` keeps a prewarm from touching the cache while this request is suspended.
-        var (logits, cached) = try await prefillYielding(tokens, into: sequence)
+        let prefilledPrompt = try await prefillYielding(tokens, into: sequence)
+        var logits = prefilledPrompt.logits
+        let cached = prefilledPrompt.cached
+        let prefilledCount = tokens.count - cached
         let prefilled = ContinuousClock.now
         await channel.send(.response(action: .updateMetadata(["modelID": engine.name])))
 
-        var sampler = TokenSampler(options: options)
         var detokenizer = StreamingDetokenizer(tokenizer: engine.tokenizer)
+        var inputCount = tokens.count  // the prompt and any text the engine forces
+        var pending: Int?  // chosen, not yet evaluated
+        var outputIDs: [Int] = []
         var generated = 0
+        var firstToken: ContinuousClock.Instant?
         var outputText = ""
         var streamed = 0  // characters of outputText already sent
-        var grammar: GrammarMatcher?
         var callText = ""  // JSON of the tool call being generated
+        var inCall = false
         var calls: [(name: String, arguments: GeneratedContent)] = []
-        var mask = [UInt64]()
 
+        // The grammar, when there is one, is the first step of the runtime's sampler chain. A
+        // response schema constrains everything; tools in `.allowed` mode constrain only what
+        // follows the model's own `<tool_call>` (lazily), and in `.required` mode the call the
+        // engine opens below.
+        var grammar: GrammarTokenMask?
         if let schema = request.schema {
             let index = try engine.grammarIndex(key: "schema:" + schema.canonicalJSON) {
                 try CompiledGrammar(jsonSchema: schema.canonicalJSON)
             }
-            grammar = GrammarMatcher(index)
+            grammar = GrammarTokenMask(GrammarConstraint(index, activation: .required))
+        } else if toolsEnabled {
+            grammar = GrammarTokenMask()
         }
+        var sampler = options.makeSamplerChain(mask: grammar.map { LogitMaskStep($0) })
 
         /// Feeds fixed text to the model (markers the format requires), keeping the cache in step.
         func force(_ fixed: String) throws {
+            try evaluatePending()
             let ids = engine.tokenizer.encode(fixed, addSpecial: false, parseSpecial: false).map(Int.init)
             guard !ids.isEmpty else { return }
             guard sequence.position + ids.count < contextSize else { throw overflow() }
             logits = try sequence.evaluate(ids)
-            tokens += ids
+            inputCount += ids.count
+        }
+
+        /// Evaluates the last chosen token. This waits until the next token is wanted so that a
+        /// token's text is streamed before, not after, the forward pass that follows it.
+        func evaluatePending() throws {
+            guard let token = pending else { return }
+            guard sequence.position + 1 < contextSize else { throw overflow() }
+            logits = try sequence.evaluate([token])
+            pending = nil
         }
 
         func overflow() -> LanguageModelError {
@@ -145,18 +171,34 @@ package actor GGUFConversation: LocalConversation {
                 debugDescription: "the response filled the context window after \(generated) tokens"))
         }
 
-        func startCall() throws {
-            let index = try engine.grammarIndex(key: "tools:" + tools.map(\.name).joined(separator: ",")
+        func toolCallGrammar() throws -> GrammarTokenIndex {
+            try engine.grammarIndex(key: "tools:" + tools.map(\.name).joined(separator: ",")
                 + tools.map(\.parameters.canonicalJSON).joined()) {
                 try ToolCallGrammar.compile(for: tools)
             }
-            grammar = GrammarMatcher(index)
-            callText = ""
+        }
+
+        /// The chain's choice, which the grammar (if any) takes; see `GrammarTokenMask.choose`.
+        func nextToken() throws -> Int {
+            let token =
+                if let grammar {
+                    grammar.choose(with: &sampler, logits: logits, isEndOfGeneration: engine.isEndOfGeneration)
+                } else {
+                    sampler.choose(logits)
+                }
+            guard let token else {
+                throw LanguageModelError.decodingFailure(.init(debugDescription: "no token satisfies the grammar"))
+            }
+            return token
         }
 
         if toolsEnabled && mode == .required {
             try force(HermesToolFormat.callOpen + "\n")
-            try startCall()
+            grammar?.constrain(with: GrammarConstraint(try toolCallGrammar(), activation: .required))
+            inCall = true
+        } else if toolsEnabled {
+            grammar?.constrain(with: GrammarConstraint(
+                try toolCallGrammar(), activation: .lazy(triggers: [HermesToolFormat.callOpen])))
         }
 
         generation: while true {
@@ -166,64 +208,56 @@ package actor GGUFConversation: LocalConversation {
             // starve other tasks, such as the consumers of their own streams, until they finish.
             await Task.yield()
             if let budget, generated >= budget { break }
-            if var matcher = grammar {
-                if mask.isEmpty { mask = [UInt64](repeating: 0, count: (logits.count + 63) / 64) }
-                matcher.fillNextTokenBitmask(into: &mask)
-                grammar = matcher
-            }
-            guard let token = sampler.sample(logits, allowed: grammar == nil ? nil : mask) else {
-                throw LanguageModelError.decodingFailure(.init(debugDescription: "no token satisfies the grammar"))
-            }
+            try evaluatePending()
+            let token = try nextToken()
+            if firstToken == nil { firstToken = .now }
             if engine.isEndOfGeneration(token) { break }
+            sampler.accept(token)
             generated += 1
-
-            if var matcher = grammar {
-                guard matcher.accept(token: token) else {
-                    throw LanguageModelError.decodingFailure(.init(debugDescription: "the grammar rejected token \(token)"))
-                }
-                grammar = matcher
-            }
+            outputIDs.append(token)
+            pending = token
             let piece = detokenizer.append(Int32(token))
-            guard sequence.position + 1 < contextSize else { throw overflow() }
-            logits = try sequence.evaluate([token])
-            tokens.append(token)
 
-            if toolsEnabled, grammar != nil, request.schema == nil {
-                // Inside a tool call: collect its JSON until the grammar completes.
-                callText += piece
-                if grammar?.isCompleted == true {
-                    callText += detokenizer.finish()
-                    let body = try GeneratedContent(json: callText)
-                    guard case .structure(let fields, _) = body.kind, case .string(let name)? = fields["name"]?.kind,
-                        let arguments = fields["arguments"]
-                    else {
-                        throw LanguageModelError.decodingFailure(.init(debugDescription: "malformed tool call \(callText)"))
-                    }
-                    calls.append((name, arguments))
-                    grammar = nil
-                    try force("\n" + HermesToolFormat.callClose)
-                    // One call per round: the session runs it and asks again, and the model can call
-                    // the next tool then. Letting a small model write on after a call tends to ramble.
-                    break generation
+            if request.schema != nil {
+                outputText += piece
+                if grammar?.isCompleted == true { break }
+                if outputText.count > streamed {
+                    let delta = String(outputText.dropFirst(streamed))
+                    streamed = outputText.count
+                    await channel.send(.response(action: .appendText(delta, tokenCount: 1)))
                 }
                 continue
             }
 
-            outputText += piece
-            if request.schema != nil, grammar?.isCompleted == true { break }
-            if toolsEnabled, let range = outputText.range(of: HermesToolFormat.callOpen) {
-                // The model opened a tool call: the rest of it is generated under the grammar.
-                let after = outputText[range.upperBound...].drop { $0 == "\n" || $0 == " " }
-                outputText = String(outputText[..<range.lowerBound])
-                try startCall()
-                if !after.isEmpty {
-                    guard var matcher = grammar, matcher.accept(bytes: Array(after.utf8)) else {
-                        throw LanguageModelError.decodingFailure(.init(debugDescription: "tool call starts with \(after)"))
-                    }
-                    grammar = matcher
-                    callText = String(after)
+            if !inCall {
+                outputText += piece
+                if toolsEnabled, let range = outputText.range(of: HermesToolFormat.callOpen) {
+                    // The model opened a tool call; the lazy grammar has taken over from the byte
+                    // after the marker (the token may already hold the start of the JSON).
+                    callText = String(outputText[range.upperBound...])
+                    outputText = String(outputText[..<range.lowerBound])
+                    inCall = true
                 }
-                continue
+            } else {
+                callText += piece
+            }
+            if inCall {
+                // A lazy grammar goes back to free text when the call is complete; a required one
+                // reports completion.
+                let done = mode == .required ? grammar?.isCompleted == true : grammar?.isActive == false
+                guard done else { continue }
+                callText += detokenizer.finish()
+                let body = try GeneratedContent(json: callText)
+                guard case .structure(let fields, _) = body.kind, case .string(let name)? = fields["name"]?.kind,
+                    let arguments = fields["arguments"]
+                else {
+                    throw LanguageModelError.decodingFailure(.init(debugDescription: "malformed tool call \(callText)"))
+                }
+                calls.append((name, arguments))
+                try force("\n" + HermesToolFormat.callClose)
+                // One call per round: the session runs it and asks again, and the model can call
+                // the next tool then. Letting a small model write on after a call tends to ramble.
+                break generation
             }
             // Stream what cannot be the start of a tool-call marker.
             var sendable = outputText.count
@@ -234,7 +268,7 @@ package actor GGUFConversation: LocalConversation {
                     break
                 }
             }
-            if calls.isEmpty, sendable > streamed {
+            if sendable > streamed {
                 let delta = String(outputText.dropFirst(streamed).prefix(sendable - streamed))
                 streamed = sendable
                 await channel.send(.response(action: .appendText(delta, tokenCount: 1)))
@@ -251,14 +285,19 @@ package actor GGUFConversation: LocalConversation {
                     tokenCount: index == 0 ? generated : 0)))
             }
         }
+        // The cache keeps every chosen token but end-of-generation, so the next turn reuses them.
+        // (After the last text is out, so streaming readers do not wait for this pass.)
+        if pending != nil, sequence.position + 1 < contextSize { try evaluatePending() }
         await channel.send(.response(action: .updateUsage(
-            input: .init(totalTokenCount: tokens.count - generated, cachedTokenCount: cached),
+            input: .init(totalTokenCount: inputCount, cachedTokenCount: cached),
             output: .init(totalTokenCount: generated, reasoningTokenCount: 0))))
         let finished = ContinuousClock.now
+        logger.trace("output tokens", metadata: ["tokens": "\(outputIDs)"])
         logger.debug(
             "generated",
             metadata: [
-                "promptTokens": "\(tokens.count - generated)", "cachedTokens": "\(cached)", "outputTokens": "\(generated)",
+                "promptTokens": "\(inputCount)", "cachedTokens": "\(cached)", "outputTokens": "\(generated)",
+                "prefilledTokens": "\(prefilledCount)", "timeToFirstToken": "\((firstToken ?? finished) - started)",
                 "prefill": "\(prefilled - started)", "decode": "\(finished - prefilled)",
                 "toolCalls": "\(calls.map(\.name))",
             ])

@@ -19,7 +19,7 @@ extension SystemLanguageModel {
 
         public init(configuration: Configuration) throws {
             engineKey = configuration.engineKey
-            var logger = Logger(label: "LocalLM.engine")
+            var logger = LogHandlerOverride.logger(label: "LocalLM.engine")
             logger[metadataKey: "model"] = "\(URL(fileURLWithPath: configuration.engineKey.path).lastPathComponent)"
             self.logger = logger
         }

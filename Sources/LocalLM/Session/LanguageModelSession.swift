@@ -64,7 +64,7 @@ public final class LanguageModelSession: Sendable, Observable {
         self.profile = profile
         self.state = Mutex(State(transcript: transcript))
         self.agentNode = AgentNode(transcript: transcript)
-        var logger = Logger(label: "LocalLM.session")
+        var logger = LogHandlerOverride.logger(label: "LocalLM.session")
         logger[metadataKey: "model"] = "\(executor.modelName)"
         self.logger = logger
     }

@@ -38,10 +38,7 @@ public struct TokenCandidates: Sendable {
     public mutating func keepTop(_ k: Int) {
         guard k > 0, k < count else { sort(); return }
         if !isSorted {
-            // Threshold by a partial sort of a copy: O(n log k) via a bounded selection.
-            var threshold = logits
-            threshold.sort(by: >)
-            let cut = threshold[k - 1]
+            let cut = Self.kthLargest(logits, k)
             var keptIds: [Int] = [], keptLogits: [Float] = []
             keptIds.reserveCapacity(k + 8)
             keptLogits.reserveCapacity(k + 8)
@@ -54,6 +51,26 @@ public struct TokenCandidates: Sendable {
         }
         ids.removeSubrange(k...)
         logits.removeSubrange(k...)
+    }
+
+    /// The `k`-th largest of `values` (`1 ≤ k ≤ values.count`, NaNs ignored), from a bounded
+    /// list of the best `k` seen so far: most values lose to its last entry at once, so a
+    /// 49k-token vocabulary costs about one comparison per token instead of a full sort.
+    static func kthLargest(_ values: [Float], _ k: Int) -> Float {
+        var top: [Float] = []  // descending, at most k
+        top.reserveCapacity(k + 1)
+        for v in values {
+            if top.count == k, let last = top.last, !(v > last) { continue }
+            if v.isNaN { continue }
+            var low = 0, high = top.count
+            while low < high {
+                let mid = (low + high) / 2
+                if top[mid] >= v { low = mid + 1 } else { high = mid }
+            }
+            top.insert(v, at: low)
+            if top.count > k { top.removeLast() }
+        }
+        return top.last ?? -.infinity
     }
 
     /// Softmax probabilities of the current logits (`[count]`), computed in Double for the sum.

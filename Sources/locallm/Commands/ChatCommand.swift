@@ -26,12 +26,18 @@ struct ChatCommand: AsyncParsableCommand {
         let model = try options.availableModel()
         var session = newSession(model)
         session.prewarm()
+        let inputIsTerminal = isatty(STDIN_FILENO) != 0
         Console.write("Chatting with \(model.url.lastPathComponent). /reset, /save FILE, /load FILE, /quit.\n")
         while true {
-            Console.write("> ")
-            guard let line = readLine() else { break }
+            if inputIsTerminal { Console.write("> ") }
+            guard let line = readLine() else {
+                if inputIsTerminal { Console.write("\n") }  // end of input: finish the prompt's line
+                break
+            }
             let input = line.trimmingCharacters(in: .whitespaces)
             if input.isEmpty { continue }
+            // Piped input is not echoed by a terminal; print it so the output reads as a chat.
+            if !inputIsTerminal { Console.write("> " + input + "\n") }
             if input.hasPrefix("/") {
                 let parts = input.split(separator: " ", maxSplits: 1).map(String.init)
                 switch parts[0] {
@@ -55,7 +61,7 @@ struct ChatCommand: AsyncParsableCommand {
                         session = LanguageModelSession(model: model, transcript: transcript)
                         Console.write("(loaded \(transcript.count) entries)\n")
                     } catch {
-                        Console.write("(cannot load: \(error))\n")
+                        Console.write("(cannot load \(parts[1]): \(Self.describe(error)))\n")
                     }
                 default:
                     Console.write("(commands: /reset, /save FILE, /load FILE, /quit)\n")
@@ -73,5 +79,23 @@ struct ChatCommand: AsyncParsableCommand {
                 Console.write("\n(error: \(error.localizedDescription))\n")
             }
         }
+    }
+
+    /// One line saying why a file is not a transcript, without Foundation's multi-line dumps.
+    static func describe(_ error: any Error) -> String {
+        let text: String =
+            switch error {
+            case DecodingError.dataCorrupted(let context): "not a transcript: \(context.debugDescription)"
+            case DecodingError.keyNotFound(let key, let context):
+                "not a transcript: no \"\(key.stringValue)\" at \(path(context))"
+            case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+                "not a transcript: \(context.debugDescription) at \(path(context))"
+            default: error.localizedDescription
+            }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.isEmpty ? "the top level" : context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 }
