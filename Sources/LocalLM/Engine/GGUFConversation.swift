@@ -135,14 +135,14 @@ package actor GGUFConversation: LocalConversation {
         // response schema constrains everything; tools in `.allowed` mode constrain only what
         // follows the model's own `<tool_call>` (lazily), and in `.required` mode the call the
         // engine opens below.
-        var grammar: GrammarTokenMask?
+        var grammar: RequestGrammarMask?
         if let schema = request.schema {
             let index = try engine.grammarIndex(key: "schema:" + schema.canonicalJSON) {
                 try CompiledGrammar(jsonSchema: schema.canonicalJSON)
             }
-            grammar = GrammarTokenMask(GrammarConstraint(index, activation: .required))
+            grammar = RequestGrammarMask(GrammarConstraint(index, activation: .required))
         } else if toolsEnabled {
-            grammar = GrammarTokenMask()
+            grammar = RequestGrammarMask()
         }
         var sampler = options.makeSamplerChain(mask: grammar.map { LogitMaskStep($0) })
 
@@ -178,7 +178,7 @@ package actor GGUFConversation: LocalConversation {
             }
         }
 
-        /// The chain's choice, which the grammar (if any) takes; see `GrammarTokenMask.choose`.
+        /// The chain's choice, which the grammar (if any) takes; see `RequestGrammarMask.choose`.
         func nextToken() throws -> Int {
             let token =
                 if let grammar {

@@ -6,7 +6,7 @@ import Testing
 
 /// The grammar as the first step of the runtime's sampler chain, on SmolLM2's real vocabulary.
 @Suite("Grammar in the sampler chain")
-struct GrammarTokenMaskTests {
+struct RequestGrammarMaskTests {
     let engine: GGUFEngine
     let index: GrammarTokenIndex
 
@@ -32,7 +32,7 @@ struct GrammarTokenMaskTests {
     }
 
     @Test func aTriggerTokenWhoseRestTheGrammarRefusesIsReplaced() throws {
-        let mask = GrammarTokenMask(GrammarConstraint(index, activation: .lazy(triggers: ["<tool_call>"])))
+        let mask = RequestGrammarMask(GrammarConstraint(index, activation: .lazy(triggers: ["<tool_call>"])))
         var chain = GenerationOptions(samplingMode: .greedy).makeSamplerChain(mask: LogitMaskStep(mask))
         for token in engine.tokenizer.encode("Sure: <tool_call", addSpecial: false, parseSpecial: false) {
             #expect(mask.admits(Int(token)))
@@ -56,15 +56,15 @@ struct GrammarTokenMaskTests {
     @Test func refusalsAreBoundedAndEndInNil() throws {
         // Trigger "a": every token with a letter right after its first "a" completes the trigger
         // and goes on with bytes the object grammar refuses. Rank more of them than the bound.
-        let mask = GrammarTokenMask(GrammarConstraint(index, activation: .lazy(triggers: ["a"])))
+        let mask = RequestGrammarMask(GrammarConstraint(index, activation: .lazy(triggers: ["a"])))
         var chain = GenerationOptions(samplingMode: .greedy).makeSamplerChain(mask: LogitMaskStep(mask))
         let letters = Set(UInt8(ascii: "a")...UInt8(ascii: "z"))
         let refused = index.tokens.tokenBytes.indices.filter { token in
             let bytes = index.tokens.tokenBytes[token]
             guard !index.tokens.special.contains(token), let a = bytes.firstIndex(of: UInt8(ascii: "a")) else { return false }
             return a + 1 < bytes.count && letters.contains(bytes[a + 1])
-        }.prefix(GrammarTokenMask.maximumRefusals + 10)
-        #expect(refused.count == GrammarTokenMask.maximumRefusals + 10)
+        }.prefix(RequestGrammarMask.maximumRefusals + 10)
+        #expect(refused.count == RequestGrammarMask.maximumRefusals + 10)
         #expect(refused.allSatisfy { !mask.admits($0) && mask.allows($0) })
         let chosen = mask.choose(with: &chain, logits: logits(preferring: Array(refused)), isEndOfGeneration: engine.isEndOfGeneration)
         #expect(chosen == nil)
@@ -76,7 +76,7 @@ struct GrammarTokenMaskTests {
     }
 
     @Test func aRequiredGrammarMasksFromTheFirstToken() throws {
-        let mask = GrammarTokenMask(GrammarConstraint(index, activation: .required))
+        let mask = RequestGrammarMask(GrammarConstraint(index, activation: .required))
         var chain = GenerationOptions(samplingMode: .random(top: 50, seed: 7), temperature: 1).makeSamplerChain(mask: LogitMaskStep(mask))
         var text: [UInt8] = []
         for _ in 0..<12 {

@@ -6,7 +6,7 @@ import LocalLMRuntime
 /// (a tool call starts) and checks a chosen token before committing to it.
 ///
 /// A class because both the chain and the engine must see one state; it lives inside one request.
-final class GrammarTokenMask: TokenMask {
+final class RequestGrammarMask: TokenMask {
     /// The grammar constraining output, or nil while output is free.
     private(set) var constraint: GrammarConstraint?
     /// Bit `t & 63` of word `t >> 6` is set when token `t` is allowed; valid while `isMaskCurrent`.
