@@ -62,6 +62,13 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
         print(String(format: "%@ (KV %@): load %.1f ms, prefill %.1f tok/s, decode %.1f tok/s",
                      name, cacheType.rawValue, seconds(load) * 1000, pp, tg))
 
+        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let budget = Double(fileBytes + sequence.cache.byteCount) * 1.15
+        let peak = peakResidentBytes()
+        print(String(format: "%@: peak RSS %.1f MB after prefill and decode of one sequence; budget (file %.1f MB + KV %.1f MB) + 15%% = %.1f MB%@", name,
+                     Double(peak) / 1e6, Double(fileBytes) / 1e6, Double(sequence.cache.byteCount) / 1e6,
+                     budget / 1e6, chosen.count == 1 ? "" : " (peak is process-wide: run one model per process)"))
+
         // Time to first token for a 200-token chat prompt, in a fresh sequence (median of 5).
         let chat = try chatPrompt(model: model, tokens: 200)
         var ttft: [Double] = []
@@ -91,12 +98,6 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
         }
         print(String(format: "%@: 4 concurrent sequences, %.1f tok/s aggregate decode", name, 128 / seconds(clock.now - start)))
 
-        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        let budget = Double(fileBytes + sequence.cache.byteCount) * 1.15
-        let peak = peakResidentBytes()
-        print(String(format: "%@: peak RSS %.1f MB; budget (file %.1f MB + KV %.1f MB) + 15%% = %.1f MB%@", name,
-                     Double(peak) / 1e6, Double(fileBytes) / 1e6, Double(sequence.cache.byteCount) / 1e6,
-                     budget / 1e6, chosen.count == 1 ? "" : " (peak is process-wide: run one model per process)"))
     }
     // Last, so that its buffer does not count in the peak RSS above.
     let bandwidth = measureReadBandwidth(threads: 2)
