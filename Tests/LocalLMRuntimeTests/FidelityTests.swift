@@ -22,18 +22,7 @@ import Testing
         let golden = try RuntimeGoldens.load(name)
         let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL(name))
         #expect(model.configuration.vocabularySize == golden.n_vocab)
-        var agreement = LogitAgreement()
-        for (index, testCase) in golden.cases.enumerated() {
-            let sequence = try model.makeSequence(contextSize: 256)
-            let logits = try sequence.evaluate(testCase.ids, allPositions: true)
-            let vocab = golden.n_vocab
-            logits.withUnsafeBufferPointer { all in
-                for (p, position) in testCase.positions.enumerated() {
-                    let row = UnsafeBufferPointer(rebasing: all[(p * vocab)..<((p + 1) * vocab)])
-                    agreement.add(row: row, golden: position, label: "prompt \(index) position \(p)")
-                }
-            }
-        }
+        let agreement = try Self.agreement(model, golden, cases: golden.cases[...], batchSize: 512)
         print("fidelity \(name): \(agreement)")
         #expect(golden.cases.count >= 20)
         #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions), "\(agreement.argmaxMismatches)")
@@ -48,11 +37,23 @@ import Testing
     func decodeLogitsMatchLlamaCpp(model name: String) throws {
         let golden = try RuntimeGoldens.load(name)
         let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL(name))
+        let agreement = try Self.agreement(model, golden, cases: golden.cases.prefix(8), batchSize: 1)
+        print("decode fidelity \(name): \(agreement)")
+        #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions) + 1, "\(agreement.argmaxMismatches)")
+        #expect(agreement.largestReferenceGap < 0.6, "\(agreement.argmaxMismatches)")
+        #expect(agreement.maxAbsDifference < 3)
+        #expect(agreement.klSum / Double(agreement.positions) < 0.01)
+    }
+
+    /// Evaluates each case's prompt in a fresh sequence (`batchSize` tokens per forward pass) and
+    /// compares the logits of every position with llama.cpp's.
+    static func agreement(_ model: TransformerModel, _ golden: RuntimeGoldens, cases: ArraySlice<RuntimeGoldens.Case>,
+                          batchSize: Int) throws -> LogitAgreement {
         var agreement = LogitAgreement()
-        for (index, testCase) in golden.cases.prefix(8).enumerated() {
-            let sequence = try model.makeSequence(contextSize: 256, batchSize: 1)
+        let vocab = golden.n_vocab
+        for (index, testCase) in cases.enumerated() {
+            let sequence = try model.makeSequence(contextSize: 256, batchSize: batchSize)
             let logits = try sequence.evaluate(testCase.ids, allPositions: true)
-            let vocab = golden.n_vocab
             logits.withUnsafeBufferPointer { all in
                 for (p, position) in testCase.positions.enumerated() {
                     let row = UnsafeBufferPointer(rebasing: all[(p * vocab)..<((p + 1) * vocab)])
@@ -60,10 +61,6 @@ import Testing
                 }
             }
         }
-        print("decode fidelity \(name): \(agreement)")
-        #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions) + 1, "\(agreement.argmaxMismatches)")
-        #expect(agreement.largestReferenceGap < 0.6, "\(agreement.argmaxMismatches)")
-        #expect(agreement.maxAbsDifference < 3)
-        #expect(agreement.klSum / Double(agreement.positions) < 0.01)
+        return agreement
     }
 }
