@@ -40,11 +40,13 @@ let package = Package(
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
+        // C helpers the Swift kernels cannot express (software prefetch). Header-only static inlines.
+        .target(name: "CLocalLMShims", path: "Sources/CLocalLMShims"),
         // The GGUF reader: mmap, metadata, tensor table. Depends on nothing so every layer can use it.
         .target(name: "LocalLMGGUF", swiftSettings: swiftSettings),
         // Quant blocks, dequantization, dot products, matvec/matmul, norms, RoPE, thread pool.
         // Needs GGUF for the ggml type table and tensor views; OpenBLAS for sgemm.
-        .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "COpenBLAS"], swiftSettings: swiftSettings),
+        .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "COpenBLAS", "CLocalLMShims"], swiftSettings: swiftSettings),
         // Vocabularies, BPE/SPM tokenizers, streaming detokenizer, Jinja chat templates.
         // Needs GGUF to read tokenizer.* metadata; nothing numeric.
         .target(name: "LocalLMTokenizers", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),

@@ -7,6 +7,7 @@
 #if LOCALLM_NATIVE && arch(x86_64)
 import _Builtin_intrinsics.intel
 
+
 package enum DotAVX2 {
     /// Σ over 32 lanes of x·y as 8 int32 lanes, for signed x and y.
     @inline(__always)
@@ -62,9 +63,15 @@ package enum DotAVX2 {
                                _ y: UnsafeMutablePointer<Float>) {
         var acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps()
         let w1 = w + stride, w2 = w + 2 * stride, w3 = w + 3 * stride
+        // The four rows are one contiguous run of 4·stride bytes, consumed 136 bytes per block; prefetch
+        // the same stretch of a later group of rows, so DRAM latency overlaps the arithmetic.
+        let ahead = w + Prefetch.groupsAhead * 4 * stride
         for b in 0..<nb {
             let yq = load32(a.qs + 32 * b), yd = a.scales[b]
             let o = 34 * b
+            Prefetch.line(ahead + 4 * o)
+            Prefetch.line(ahead + 4 * o + 64)
+            Prefetch.line(ahead + 4 * o + 128)
             acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w + o + 2), yq)), _mm256_set1_ps(loadHalf(w + o) * yd), acc0)
             acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w1 + o + 2), yq)), _mm256_set1_ps(loadHalf(w1 + o) * yd), acc1)
             acc2 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(load32(w2 + o + 2), yq)), _mm256_set1_ps(loadHalf(w2 + o) * yd), acc2)

@@ -36,6 +36,12 @@ extension Kernels {
         _ y: UnsafeMutablePointer<Float>, _ start: Int, _ end: Int
     ) {
         let n = w.columns, nb = n / w.type.blockSize, base = w.data, stride = w.rowStride
+        // Weights stream from DRAM once per token: before each row, prefetch the row some kilobytes ahead,
+        // so memory latency overlaps the arithmetic instead of stalling it (rows are contiguous).
+        let rowsAhead = max(1, (Prefetch.distance + stride - 1) / stride)
+        @inline(__always) func prefetchRow(_ r: Int) {
+            if r + rowsAhead < end { Prefetch.bytes(base + (r + rowsAhead) * stride, count: stride) }
+        }
         #if LOCALLM_NATIVE && arch(x86_64)
         switch w.type {
         case .q8_0:
@@ -46,29 +52,29 @@ extension Kernels {
             }
             while r < end { y[r] = DotAVX2.q8_0(base + r * stride, a, nb); r += 1 }
             return
-        case .q4_0: for r in start..<end { y[r] = DotAVX2.q4_0(base + r * stride, a, nb) }; return
-        case .q4_1: for r in start..<end { y[r] = DotAVX2.q4_1(base + r * stride, a, nb) }; return
-        case .q4_K: for r in start..<end { y[r] = DotAVX2.q4_K(base + r * stride, a, nb) }; return
-        case .q5_0: for r in start..<end { y[r] = DotAVX2.q5_0(base + r * stride, a, nb) }; return
-        case .q5_1: for r in start..<end { y[r] = DotAVX2.q5_1(base + r * stride, a, nb) }; return
-        case .q6_K: for r in start..<end { y[r] = DotAVX2.q6_K(base + r * stride, a, nb) }; return
+        case .q4_0: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q4_0(base + r * stride, a, nb) }; return
+        case .q4_1: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q4_1(base + r * stride, a, nb) }; return
+        case .q4_K: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q4_K(base + r * stride, a, nb) }; return
+        case .q5_0: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q5_0(base + r * stride, a, nb) }; return
+        case .q5_1: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q5_1(base + r * stride, a, nb) }; return
+        case .q6_K: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q6_K(base + r * stride, a, nb) }; return
         default: break
         }
         #endif
         switch w.type {
-        case .q8_0: for r in start..<end { y[r] = DotFast.q8_0(base + r * stride, a, nb) }
-        case .q4_0: for r in start..<end { y[r] = DotFast.q4_0(base + r * stride, a, nb) }
-        case .q4_1: for r in start..<end { y[r] = DotFast.q4_1(base + r * stride, a, nb) }
-        case .q5_0: for r in start..<end { y[r] = DotFast.q5_0(base + r * stride, a, nb) }
-        case .q5_1: for r in start..<end { y[r] = DotFast.q5_1(base + r * stride, a, nb) }
-        case .q4_K: for r in start..<end { y[r] = DotFast.q4_K(base + r * stride, a, nb) }
-        case .q5_K: for r in start..<end { y[r] = DotFast.q5_K(base + r * stride, a, nb) }
-        case .q6_K: for r in start..<end { y[r] = DotFast.q6_K(base + r * stride, a, nb) }
-        case .q2_K: for r in start..<end { y[r] = DotFast.q2_K(base + r * stride, a, nb) }
-        case .q3_K: for r in start..<end { y[r] = DotFast.q3_K(base + r * stride, a, nb) }
-        case .f32: for r in start..<end { y[r] = DotFast.f32(base + r * stride, x, n) }
-        case .f16: for r in start..<end { y[r] = DotFast.f16(base + r * stride, a, n) }
-        case .bf16: for r in start..<end { y[r] = DotFast.bf16(base + r * stride, a, n) }
+        case .q8_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q8_0(base + r * stride, a, nb) }
+        case .q4_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q4_0(base + r * stride, a, nb) }
+        case .q4_1: for r in start..<end { prefetchRow(r); y[r] = DotFast.q4_1(base + r * stride, a, nb) }
+        case .q5_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q5_0(base + r * stride, a, nb) }
+        case .q5_1: for r in start..<end { prefetchRow(r); y[r] = DotFast.q5_1(base + r * stride, a, nb) }
+        case .q4_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q4_K(base + r * stride, a, nb) }
+        case .q5_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q5_K(base + r * stride, a, nb) }
+        case .q6_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q6_K(base + r * stride, a, nb) }
+        case .q2_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q2_K(base + r * stride, a, nb) }
+        case .q3_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q3_K(base + r * stride, a, nb) }
+        case .f32: for r in start..<end { prefetchRow(r); y[r] = DotFast.f32(base + r * stride, x, n) }
+        case .f16: for r in start..<end { prefetchRow(r); y[r] = DotFast.f16(base + r * stride, a, n) }
+        case .bf16: for r in start..<end { prefetchRow(r); y[r] = DotFast.bf16(base + r * stride, a, n) }
         default:
             // Every weight type has a case above; keep the reference as the fallback.
             guard let dot = DotReference.function(w.type) else { return }

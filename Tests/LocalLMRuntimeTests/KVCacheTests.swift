@@ -71,6 +71,27 @@ import Testing
         #expect(best.0 == best.1)
     }
 
+    /// `append` leaves the logits in the sequence's own array: the same values `evaluate` returns, and a
+    /// copy kept by the caller is not overwritten by the next append (copy-on-write).
+    @Test func appendKeepsTheLastLogitsInPlace() throws {
+        let model = try Self.model()
+        let vocab = model.configuration.vocabularySize
+        let a = try model.makeSequence(contextSize: 16), b = try model.makeSequence(contextSize: 16)
+        #expect(a.lastLogits.count == vocab)
+        try a.append([3, 1, 4])
+        let first = try b.evaluate([3, 1, 4])
+        #expect(a.lastLogits == first)
+        // Every position's logits (batched) agree with the last position's alone, within rounding.
+        let all = try model.makeSequence(contextSize: 16).evaluate([3, 1, 4], allPositions: true)
+        #expect(Self.close(Array(all.suffix(vocab)), first))
+        let kept = a.lastLogits
+        try a.append(1)
+        #expect(a.lastLogits == (try b.evaluate([1])))
+        #expect(kept == first)
+        #expect(kept != a.lastLogits)
+        #expect(a.tokens == [3, 1, 4, 1])
+    }
+
     /// F32 and F16 caches give nearly the same logits (F16 is the default: half the bytes per token).
     @Test func f32CacheIsCloseToF16() throws {
         let model = try Self.model()

@@ -19,6 +19,31 @@ import Testing
         #expect(chain.sample(Self.logits) == 1)
     }
 
+    /// A greedy-only chain scans the logits without building candidates; it must choose what the
+    /// candidate path chooses, ties (lowest id) and NaNs included.
+    @Test func greedyShortcutMatchesTheCandidatePath() {
+        var generator = SystemRandomNumberGenerator()
+        for trial in 0..<200 {
+            var logits = (0..<64).map { _ in Float(Int.random(in: -4...4, using: &generator)) / 2 }
+            if trial % 5 == 0 { logits[Int.random(in: 0..<64, using: &generator)] = .nan }
+            var shortcut = SamplerChain([GreedyStep()])
+            var full = TokenCandidates(logits: logits)
+            var greedy = GreedyStep()
+            greedy.apply(&full)
+            #expect(shortcut.choose(logits) == full.selected, "\(logits)")
+        }
+        #expect(GreedyStep.best(in: []) == nil)
+    }
+
+    /// The chain reuses its candidate storage between calls; a second call must not see the first's
+    /// narrowed candidates.
+    @Test func reusedCandidatesStartFromTheFullVocabulary() {
+        var chain = SamplerChain([TopKStep(2), GreedyStep()])
+        #expect(chain.choose(Self.logits) == 1)
+        #expect(chain.choose([0, 0, 0, 9]) == 3)
+        #expect(chain.choose(Self.logits.reversed()) == 6)
+    }
+
     @Test func topKKeepsTheKBest() {
         let c = Self.apply(TopKStep(3))
         #expect(c.ids == [1, 4, 6])

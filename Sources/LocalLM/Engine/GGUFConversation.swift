@@ -25,27 +25,27 @@ package actor GGUFConversation: LocalConversation {
         return made
     }
 
-    /// Makes the cache hold `tokens` with as little work as possible; returns the logits after the
-    /// last token and how many tokens came from the cache.
-    private func prefill(_ tokens: [Int], into sequence: ModelSequence) throws -> (logits: [Float], cached: Int) {
+    /// Makes the cache hold `tokens` with as little work as possible (the logits after the last
+    /// token are then the sequence's `lastLogits`); returns how many tokens came from the cache.
+    private func prefill(_ tokens: [Int], into sequence: ModelSequence) throws -> Int {
         let common = try reuseCache(for: tokens, in: sequence)
-        return (try sequence.evaluate(Array(tokens[common...])), common)
+        try sequence.append(Array(tokens[common...]))
+        return common
     }
 
     /// `prefill` for a request: one batch at a time, yielding between batches so that a long
     /// prompt does not hold a cooperative thread for seconds (see the yield in `generate`). The
     /// batches are the ones `evaluate` would form, so the numbers are the same.
-    private func prefillYielding(_ tokens: [Int], into sequence: ModelSequence) async throws -> (logits: [Float], cached: Int) {
+    private func prefillYielding(_ tokens: [Int], into sequence: ModelSequence) async throws -> Int {
         let common = try reuseCache(for: tokens, in: sequence)
         var start = common
-        var logits: [Float] = []
         while start < tokens.count {
             let end = min(tokens.count, start + sequence.batchSize)
-            logits = try sequence.evaluate(Array(tokens[start..<end]))
+            try sequence.append(Array(tokens[start..<end]))
             start = end
             if start < tokens.count { await Task.yield() }
         }
-        return (logits, common)
+        return common
     }
 
     /// Keeps the longest cached prefix of `tokens` (leaving at least one token to evaluate, for
@@ -112,9 +112,7 @@ package actor GGUFConversation: LocalConversation {
         }
         let sequence = try currentSequence()
         // `busy` keeps a prewarm from touching the cache while this request is suspended.
-        let prefilledPrompt = try await prefillYielding(tokens, into: sequence)
-        var logits = prefilledPrompt.logits
-        let cached = prefilledPrompt.cached
+        let cached = try await prefillYielding(tokens, into: sequence)
         let prefilledCount = tokens.count - cached
         let prefilled = ContinuousClock.now
         await channel.send(.response(action: .updateMetadata(["modelID": engine.name])))
@@ -152,7 +150,7 @@ package actor GGUFConversation: LocalConversation {
             let ids = engine.tokenizer.encode(fixed, addSpecial: false, parseSpecial: false).map(Int.init)
             guard !ids.isEmpty else { return }
             guard sequence.position + ids.count < contextSize else { throw overflow() }
-            logits = try sequence.evaluate(ids)
+            try sequence.append(ids)
             inputCount += ids.count
         }
 
@@ -161,7 +159,7 @@ package actor GGUFConversation: LocalConversation {
         func evaluatePending() throws {
             guard let token = pending else { return }
             guard sequence.position + 1 < contextSize else { throw overflow() }
-            logits = try sequence.evaluate([token])
+            try sequence.append(token)
             pending = nil
         }
 
@@ -182,9 +180,9 @@ package actor GGUFConversation: LocalConversation {
         func nextToken() throws -> Int {
             let token =
                 if let grammar {
-                    grammar.choose(with: &sampler, logits: logits, isEndOfGeneration: engine.isEndOfGeneration)
+                    grammar.choose(with: &sampler, logits: sequence.lastLogits, isEndOfGeneration: engine.isEndOfGeneration)
                 } else {
-                    sampler.choose(logits)
+                    sampler.choose(sequence.lastLogits)
                 }
             guard let token else {
                 throw LanguageModelError.decodingFailure(.init(debugDescription: "no token satisfies the grammar"))

@@ -55,9 +55,8 @@ public enum Generation {
         var result = GenerationResult(ids: [], text: "", stopReason: .maxTokens)
         guard options.maxTokens > 0 else { return result }
         if Task.isCancelled { result.stopReason = .cancelled; return result }
-        var logits: [Float]
         do {
-            logits = try sequence.evaluate(prompt)
+            try sequence.append(prompt)
         } catch .cancelled {
             result.stopReason = .cancelled
             return result
@@ -66,7 +65,7 @@ public enum Generation {
         let longestStop = options.stopStrings.map(\.utf8.count).max() ?? 0
         while true {
             if Task.isCancelled { result.stopReason = .cancelled; break }
-            guard let token = sampler.sample(logits) else { result.stopReason = .noAllowedToken; break }
+            guard let token = sampler.sample(sequence.lastLogits) else { result.stopReason = .noAllowedToken; break }
             if tokenizer.vocabulary.isEndOfGeneration(Int32(token)) {
                 result.stopReason = .endOfGeneration(token: token)
                 break
@@ -82,7 +81,7 @@ public enum Generation {
             if result.ids.count >= options.maxTokens { result.stopReason = .maxTokens; break }
             if sequence.position >= sequence.contextSize { result.stopReason = .contextFull; break }
             do {
-                logits = try sequence.evaluate([token])
+                try sequence.append(token)
             } catch .cancelled {
                 result.stopReason = .cancelled
                 break

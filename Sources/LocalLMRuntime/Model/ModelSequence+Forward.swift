@@ -5,7 +5,7 @@ extension ModelSequence {
     /// and writes the logits of the batch rows in `logitRows` to `logits` (`[logitRows.count × vocab]`).
     ///
     /// The caller has checked the ids and that the batch fits in the cache and in `batchSize`.
-    func forward(_ ids: [Int], logitRows: Range<Int>, into logits: UnsafeMutablePointer<Float>) {
+    func forward(_ ids: ArraySlice<Int>, logitRows: Range<Int>, into logits: UnsafeMutablePointer<Float>) {
         let c = model.configuration
         let w = model.weights
         let s = scratch

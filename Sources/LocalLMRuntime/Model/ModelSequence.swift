@@ -10,6 +10,8 @@ public final class ModelSequence {
     /// Tokens evaluated per forward pass at most; longer inputs are split.
     public let batchSize: Int
     let scratch: ForwardScratch
+    /// The one-element input of ``append(_:)-(Int)``, reused.
+    private var single: [Int] = [0]
 
     init(model: TransformerModel, contextSize: Int, cacheType: KVCacheType, batchSize: Int) throws(RuntimeError) {
         guard batchSize > 0, batchSize <= 1 << 16 else { throw .invalidOption("batch size \(batchSize) is not in 1...65536") }
@@ -18,6 +20,8 @@ public final class ModelSequence {
         self.batchSize = batchSize
         cache = try KVCache(type: cacheType, contextSize: contextSize, layerCount: c.layerCount,
                             keyWidth: c.kvHeadCount * c.keyLength, valueWidth: c.kvHeadCount * c.valueLength)
+        lastLogits = [Float](repeating: 0, count: c.vocabularySize)
+        tokens.reserveCapacity(contextSize)
         scratch = ForwardScratch(configuration: c, batchSize: batchSize, contextSize: contextSize,
                                  threads: model.threadCount)
     }
@@ -26,37 +30,76 @@ public final class ModelSequence {
     public var position: Int { cache.count }
     public var contextSize: Int { cache.contextSize }
 
-    /// Appends `ids` and returns the logits after the last one (`[vocabularySize]`).
+    /// The logits after the last token appended (`[vocabularySize]`; zeros before the first).
+    ///
+    /// The sequence keeps this array and overwrites it in place on every ``append(_:)``, so decoding
+    /// allocates nothing per token. Reading it (for example passing it to a sampler) does not copy;
+    /// a caller that keeps it across the next append gets its own copy then, by copy-on-write.
+    public private(set) var lastLogits: [Float]
+
+    /// Appends `ids` and computes the logits after the last one into ``lastLogits``.
+    public func append(_ ids: [Int]) throws(RuntimeError) {
+        try append(ids[...])
+    }
+
+    /// Appends one token and computes the logits after it into ``lastLogits``.
+    public func append(_ id: Int) throws(RuntimeError) {
+        single[0] = id
+        try append(single[...])
+    }
+
+    /// Appends `ids` and returns the logits after the last one (`[vocabularySize]`): ``lastLogits``.
     @discardableResult
     public func evaluate(_ ids: [Int]) throws(RuntimeError) -> [Float] {
-        try evaluate(ids, allPositions: false)
+        try append(ids[...])
+        return lastLogits
     }
 
     /// Appends `ids`; returns the logits of every position (`[ids.count × vocab]`, row-major) when
     /// `allPositions`, else those of the last.
     public func evaluate(_ ids: [Int], allPositions: Bool) throws(RuntimeError) -> [Float] {
-        guard !ids.isEmpty else { throw .emptyInput }
+        guard allPositions else { return try evaluate(ids) }
+        try validate(ids[...])
         let vocab = model.configuration.vocabularySize
-        for id in ids where id < 0 || id >= vocab { throw .invalidToken(id, vocabularySize: vocab) }
-        try cache.reserve(ids.count)
-        var logits = [Float](repeating: 0, count: (allPositions ? ids.count : 1) * vocab)
+        var logits = [Float](repeating: 0, count: ids.count * vocab)
         var start = 0
         while start < ids.count {
             if Task.isCancelled { throw .cancelled }
             let end = min(ids.count, start + batchSize)
-            let batch = Array(ids[start..<end])
-            let isLast = end == ids.count
             logits.withUnsafeMutableBufferPointer { out in
-                if allPositions {
-                    forward(batch, logitRows: 0..<batch.count, into: out.baseAddress! + start * vocab)
-                } else {
-                    forward(batch, logitRows: isLast ? (batch.count - 1)..<batch.count : 0..<0, into: out.baseAddress!)
-                }
+                forward(ids[start..<end], logitRows: 0..<(end - start), into: out.baseAddress! + start * vocab)
             }
-            tokens.append(contentsOf: batch)
+            tokens.append(contentsOf: ids[start..<end])
             start = end
         }
+        if let last = logits.indices.last { lastLogits.withUnsafeMutableBufferPointer { out in
+            for i in 0..<vocab { out[i] = logits[last + 1 - vocab + i] }
+        } }
         return logits
+    }
+
+    private func append(_ ids: ArraySlice<Int>) throws(RuntimeError) {
+        try validate(ids)
+        var start = ids.startIndex
+        while start < ids.endIndex {
+            if Task.isCancelled { throw .cancelled }
+            let end = min(ids.endIndex, start + batchSize)
+            let count = end - start
+            let isLast = end == ids.endIndex
+            lastLogits.withUnsafeMutableBufferPointer { out in
+                forward(ids[start..<end], logitRows: isLast ? (count - 1)..<count : 0..<0, into: out.baseAddress!)
+            }
+            tokens.append(contentsOf: ids[start..<end])
+            start = end
+        }
+    }
+
+    /// Checks the ids and reserves their room in the cache, before anything changes.
+    private func validate(_ ids: ArraySlice<Int>) throws(RuntimeError) {
+        guard !ids.isEmpty else { throw .emptyInput }
+        let vocab = model.configuration.vocabularySize
+        for id in ids where id < 0 || id >= vocab { throw .invalidToken(id, vocabularySize: vocab) }
+        try cache.reserve(ids.count)
     }
 
     /// Forgets every token from `length` on (a later turn reuses the cached prefix).

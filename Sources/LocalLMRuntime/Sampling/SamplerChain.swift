@@ -2,6 +2,8 @@
 /// the selected token (the best remaining one if no step selected), then lets every step `accept` it.
 public struct SamplerChain: SamplerStep {
     public var steps: [any SamplerStep]
+    /// The candidate list of the last `choose`, whose storage the next one reuses.
+    private var workspace = TokenCandidates(ids: [], logits: [])
 
     public init(_ steps: [any SamplerStep]) { self.steps = steps }
 
@@ -23,7 +25,14 @@ public struct SamplerChain: SamplerStep {
     /// The token chosen from `logits` (`[vocabularySize]`), or nil when every token was masked out.
     /// The caller accepts it with ``accept(_:)`` once it is used (``sample(_:)`` does not).
     public mutating func choose(_ logits: [Float]) -> Int? {
-        var candidates = TokenCandidates(logits: logits)
+        // A chain that only picks the best token needs no candidate list: scan the logits.
+        if steps.allSatisfy({ $0 is GreedyStep }) { return GreedyStep.best(in: logits) }
+        // The candidate arrays are kept between calls and refilled in place: a vocabulary-sized list
+        // per token would otherwise be two fresh megabyte-scale allocations.
+        var candidates = workspace
+        workspace = TokenCandidates(ids: [], logits: [])
+        defer { workspace = candidates }
+        candidates.refill(from: logits)
         apply(&candidates)
         if let selected = candidates.selected { return selected }
         guard candidates.count > 0 else { return nil }

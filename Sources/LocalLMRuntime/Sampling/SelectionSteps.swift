@@ -11,6 +11,17 @@ public struct GreedyStep: SamplerStep {
         }
         candidates.selected = candidates.ids[best]
     }
+
+    /// The index of the highest of `logits` (the lowest among equals; NaNs never win), or nil when
+    /// empty: what `apply` selects from a full vocabulary, without building the candidate list.
+    public static func best(in logits: [Float]) -> Int? {
+        logits.withUnsafeBufferPointer { l -> Int? in
+            guard !l.isEmpty else { return nil }
+            var best = 0
+            for i in 1..<l.count where l[i] > l[best] { best = i }
+            return best
+        }
+    }
 }
 
 /// Draws a candidate with probability softmax(logits), from a seeded generator: the same seed and the

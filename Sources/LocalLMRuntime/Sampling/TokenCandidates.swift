@@ -23,6 +23,17 @@ public struct TokenCandidates: Sendable {
 
     public var count: Int { ids.count }
 
+    /// Makes these the candidates of every token of `logits`, reusing the arrays' storage.
+    public mutating func refill(from logits: [Float]) {
+        let n = logits.count
+        ids.removeAll(keepingCapacity: true)
+        ids.append(contentsOf: 0..<n)
+        self.logits.removeAll(keepingCapacity: true)
+        self.logits.append(contentsOf: logits)
+        isSorted = false
+        selected = nil
+    }
+
     /// Sorts by descending logit (ties by ascending id, so that results are deterministic).
     public mutating func sort() {
         guard !isSorted else { return }

@@ -37,11 +37,11 @@ struct BenchCommand: AsyncParsableCommand {
         for _ in 0...reps {
             try sequence.truncate(to: 0)
             let t0 = clock.now
-            try sequence.evaluate(prompt)
+            try sequence.append(prompt)
             let t1 = clock.now
             var token = prompt[prompt.count - 1]
             for _ in 0..<genTokens {
-                try sequence.evaluate([token])
+                try sequence.append(token)
                 token = (token * 31 + 7) % (vocab - 300) + 256
             }
             let t2 = clock.now
