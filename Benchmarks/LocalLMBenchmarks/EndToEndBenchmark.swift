@@ -26,6 +26,8 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
             print("\(name): missing (run scripts/fetch-models.sh)")
             continue
         }
+        // What the process holds before the model: the Swift runtime, Foundation and OpenBLAS pages.
+        let baseline = residentBytes()
         let clock = ContinuousClock()
         let loadStart = clock.now
         let model = try TransformerModel(contentsOf: url, threadCount: 2)
@@ -65,8 +67,9 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
         let fileBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         let budget = Double(fileBytes + sequence.cache.byteCount) * 1.15
         let peak = peakResidentBytes()
-        print(String(format: "%@: peak RSS %.1f MB after prefill and decode of one sequence; budget (file %.1f MB + KV %.1f MB) + 15%% = %.1f MB%@", name,
-                     Double(peak) / 1e6, Double(fileBytes) / 1e6, Double(sequence.cache.byteCount) / 1e6,
+        print(String(format: "%@: peak RSS %.1f MB after prefill and decode of one sequence (%.1f MB above the %.1f MB the process held before loading: runtime libraries); budget (file %.1f MB + KV %.1f MB) + 15%% = %.1f MB%@", name,
+                     Double(peak) / 1e6, Double(peak - baseline) / 1e6, Double(baseline) / 1e6,
+                     Double(fileBytes) / 1e6, Double(sequence.cache.byteCount) / 1e6,
                      budget / 1e6, chosen.count == 1 ? "" : " (peak is process-wide: run one model per process)"))
 
         // Time to first token for a 200-token chat prompt, in a fresh sequence (median of 5).
@@ -148,9 +151,15 @@ private func measureReadBandwidth(threads: Int) -> Double {
 }
 
 /// The process's peak resident set (VmHWM), in bytes.
-private func peakResidentBytes() -> Int {
+private func peakResidentBytes() -> Int { statusBytes("VmHWM:") }
+
+/// The process's current resident set (VmRSS), in bytes.
+private func residentBytes() -> Int { statusBytes("VmRSS:") }
+
+/// A `kB` field of /proc/self/status, in bytes (0 where there is none).
+private func statusBytes(_ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field) {
         let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         return digits * 1024
     }

@@ -37,16 +37,18 @@ final class ForwardScratch {
     let keyLength: Int
     private var all: [UnsafeMutablePointer<Float>] = []
 
-    init(configuration c: TransformerConfiguration, batchSize: Int, contextSize: Int, threads: Int) {
+    init(configuration c: TransformerConfiguration, batchSize: Int, contextSize: Int, outputHasBlockMins: Bool,
+         threads: Int) {
         self.batchSize = batchSize
         self.threads = threads
         self.contextSize = contextSize
         self.keyLength = c.keyLength
         let maxColumns = max(c.width, c.feedForwardLength, c.headCount * c.valueLength)
         var list: [UnsafeMutablePointer<Float>] = []
+        // Not zero-filled: every buffer is written before it is read, and untouched pages cost no
+        // memory, so a sequence that only decodes (or a large context not yet filled) stays small.
         func make(_ count: Int) -> UnsafeMutablePointer<Float> {
             let p = UnsafeMutablePointer<Float>.allocate(capacity: max(count, 1))
-            p.initialize(repeating: 0, count: max(count, 1))
             list.append(p)
             return p
         }
@@ -64,8 +66,10 @@ final class ForwardScratch {
                                                     valueLength: c.valueLength)
         attentionWorkspaces = make(threads * attentionFloats)
         let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength)
-        correction = make(batchSize * (maxColumns / 32 + maxRows)
-                          + ForwardScratch.logitChunk * (c.width / 32 + c.vocabularySize))
+        // The output product needs room for its block-min correction only when it has block mins
+        // (a vocabulary-sized row per logit row: 8 MB for Gemma 3, whose head is Q8_0).
+        correction = make(max(batchSize * (maxColumns / 32 + maxRows),
+                              outputHasBlockMins ? ForwardScratch.logitChunk * (c.width / 32 + c.vocabularySize) : 0))
         ropeGlobal = make(c.ropeDimensions)
         ropeSliding = make(c.ropeDimensions)
         all = list

@@ -27,7 +27,7 @@ enum MatrixProduct {
             return
         }
         rounded.update(from: x, count: n * columns)
-        if let mins = w.blockMins {
+        if w.hasBlockMins {
             // Per token and block: f16(d·Σq) − f16(d)·Σq, the part of ggml's Q8_1 block sum that the
             // dequantized product misses (computed before rounding X, from the same quantization).
             let blocks = columns / 32
@@ -37,9 +37,10 @@ enum MatrixProduct {
             for t in 0..<n { ActivationRounding.apply(format, rounded + t * columns, count: columns) }
             Kernels.matmul(m, rounded, rowsOfX: n, y, pool: pool, scratch: scratch)
             let extra = correction + n * blocks
-            mins.withUnsafeBufferPointer { mins in
-                guard let minMatrix = try? WeightMatrix(type: .f32, rows: m.rows, columns: blocks,
-                                                        data: UnsafeRawPointer(mins.baseAddress!)) else { return }
+            let mins = scratch.buffer(KernelScratch.extraSlot, bytes: 4 * m.rows * blocks)
+                .bindMemory(to: Float.self, capacity: m.rows * blocks)
+            w.blockMins(into: mins)
+            if let minMatrix = try? WeightMatrix(type: .f32, rows: m.rows, columns: blocks, data: UnsafeRawPointer(mins)) {
                 Kernels.matmul(minMatrix, correction, rowsOfX: n, extra, pool: pool, scratch: scratch)
             }
             for i in 0..<(n * m.rows) { y[i] += extra[i] }

@@ -7,8 +7,12 @@ public final class ModelSequence {
     public private(set) var cache: KVCache
     /// The tokens whose keys and values are in the cache, in order.
     public private(set) var tokens: [Int] = []
-    /// Tokens evaluated per forward pass at most; longer inputs are split.
+    /// Tokens evaluated per forward pass at most (``maximumBatchSize`` at most); longer inputs are split.
     public let batchSize: Int
+    /// The largest forward pass, in tokens. The scratch of a pass grows with it (about 40 KB per token for
+    /// SmolLM2), while prefill speed does not: 256-token passes measured as fast as 512-token ones on both
+    /// test models (`locallm bench --batch-size`), as sgemm is already efficient at 256 rows.
+    public static let maximumBatchSize = 256
     let scratch: ForwardScratch
     /// The one-element input of ``append(_:)-(Int)``, reused.
     private var single: [Int] = [0]
@@ -17,12 +21,13 @@ public final class ModelSequence {
         guard batchSize > 0, batchSize <= 1 << 16 else { throw .invalidOption("batch size \(batchSize) is not in 1...65536") }
         let c = model.configuration
         self.model = model
-        self.batchSize = batchSize
+        self.batchSize = min(batchSize, Self.maximumBatchSize)
         cache = try KVCache(type: cacheType, contextSize: contextSize, layerCount: c.layerCount,
                             keyWidth: c.kvHeadCount * c.keyLength, valueWidth: c.kvHeadCount * c.valueLength)
         lastLogits = [Float](repeating: 0, count: c.vocabularySize)
         tokens.reserveCapacity(contextSize)
-        scratch = ForwardScratch(configuration: c, batchSize: batchSize, contextSize: contextSize,
+        scratch = ForwardScratch(configuration: c, batchSize: self.batchSize, contextSize: contextSize,
+                                 outputHasBlockMins: model.weights.output.hasBlockMins,
                                  threads: model.threadCount)
     }
 

@@ -36,7 +36,7 @@ public final class TransformerModel: Sendable {
 
     /// A new sequence with an empty cache of `contextSize` positions.
     public func makeSequence(contextSize: Int = 4096, cacheType: KVCacheType = .f16,
-                             batchSize: Int = 512) throws(RuntimeError) -> ModelSequence {
+                             batchSize: Int = ModelSequence.maximumBatchSize) throws(RuntimeError) -> ModelSequence {
         try ModelSequence(model: self, contextSize: contextSize, cacheType: cacheType, batchSize: batchSize)
     }
 

@@ -19,6 +19,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Worker threads.") var threads: Int = 2
     @Option(help: "Measured runs (after one warm-up run).") var reps: Int = 3
     @Option(help: "KV cache type: f16 or f32.") var kvType: String = "f16"
+    @Option(help: "Tokens per forward pass in prefill (default: the whole prompt).") var batchSize: Int?
     @Flag(help: "Print one JSON line (the default output).") var json = false
 
     func run() async throws {
@@ -32,7 +33,7 @@ struct BenchCommand: AsyncParsableCommand {
         guard vocab > 300 else { throw ValidationError("the synthetic prompt needs a vocabulary above 300 tokens") }
         let prompt = (0..<promptTokens).map { ($0 * 7919) % (vocab - 300) + 256 }
         let sequence = try loaded.makeSequence(contextSize: promptTokens + genTokens + 16, cacheType: cacheType,
-                                               batchSize: promptTokens)
+                                               batchSize: batchSize ?? promptTokens)
         var prefill: [Double] = [], decode: [Double] = []
         for _ in 0...reps {
             try sequence.truncate(to: 0)
@@ -51,7 +52,7 @@ struct BenchCommand: AsyncParsableCommand {
         let pp = prefill.dropFirst().sorted(), tg = decode.dropFirst().sorted()
         let median = { (a: [Double]) in a[a.count / 2] }
         print("{\"engine\":\"LocalLM\",\"threads\":\(threads),\"prompt_tokens\":\(promptTokens),"
-              + "\"gen_tokens\":\(genTokens),\"kv_type\":\"\(kvType)\","
+              + "\"gen_tokens\":\(genTokens),\"batch_size\":\(batchSize ?? promptTokens),\"kv_type\":\"\(kvType)\","
               + "\"prefill_tokens_per_s\":\(median(pp)),\"decode_tokens_per_s\":\(median(tg)),"
               + "\"load_seconds\":\(loadSeconds),\"weight_bytes\":\(loaded.weightBytes),"
               + "\"kv_cache_bytes\":\(sequence.cache.byteCount)}")
