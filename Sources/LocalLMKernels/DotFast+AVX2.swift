@@ -161,6 +161,65 @@ package enum DotAVX2 {
         return horizontalSum(acc)
     }
 
+    /// Four consecutive rows of Q5_0 (`stride` bytes apart), as ``q5_0`` computes each: four
+    /// independent FMA chains instead of one (a single chain waits on the FMA latency every block),
+    /// and each activation block loaded once for the four rows.
+    @inline(__always)
+    package static func q5_0x4(_ w: UnsafeRawPointer, stride: Int, _ a: PreparedActivation, _ nb: Int,
+                               _ y: UnsafeMutablePointer<Float>) {
+        var acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps()
+        let highNibble = _mm256_set1_epi8(-16)
+        let w1 = w + stride, w2 = w + 2 * stride, w3 = w + 3 * stride
+        let ahead = w + Prefetch.groupsAhead * 4 * stride
+        @inline(__always) func block(_ x: UnsafeRawPointer, _ yq: __m256i, _ yd: Float, _ acc: __m256) -> __m256 {
+            let missing = _mm256_andnot_si256(bytesFromBits(x.loadUnaligned(fromByteOffset: 2, as: UInt32.self)), highNibble)
+            let q = _mm256_or_si256(nibbles(x + 6), missing)
+            return _mm256_fmadd_ps(_mm256_cvtepi32_ps(signedDot(q, yq)), _mm256_set1_ps(loadHalf(x) * yd), acc)
+        }
+        for b in 0..<nb {
+            let yq = load32(a.qs + 32 * b), yd = a.scales[b]
+            let o = 22 * b
+            Prefetch.line(ahead + 4 * o)
+            Prefetch.line(ahead + 4 * o + 64)
+            acc0 = block(w + o, yq, yd, acc0)
+            acc1 = block(w1 + o, yq, yd, acc1)
+            acc2 = block(w2 + o, yq, yd, acc2)
+            acc3 = block(w3 + o, yq, yd, acc3)
+        }
+        y[0] = horizontalSum(acc0)
+        y[1] = horizontalSum(acc1)
+        y[2] = horizontalSum(acc2)
+        y[3] = horizontalSum(acc3)
+    }
+
+    /// Four consecutive rows of Q4_1, as ``q4_1`` computes each (see ``q5_0x4``).
+    @inline(__always)
+    package static func q4_1x4(_ w: UnsafeRawPointer, stride: Int, _ a: PreparedActivation, _ nb: Int,
+                               _ y: UnsafeMutablePointer<Float>) {
+        var acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps(), acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps()
+        var min0: Float = 0, min1: Float = 0, min2: Float = 0, min3: Float = 0
+        let w1 = w + stride, w2 = w + 2 * stride, w3 = w + 3 * stride
+        let ahead = w + Prefetch.groupsAhead * 4 * stride
+        for b in 0..<nb {
+            let yq = load32(a.qs + 32 * b), yd = a.scales[b], ys = a.sums[b]
+            let o = 20 * b
+            Prefetch.line(ahead + 4 * o)
+            Prefetch.line(ahead + 4 * o + 64)
+            acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(unsignedDot(nibbles(w + o + 4), yq)), _mm256_set1_ps(loadHalf(w + o) * yd), acc0)
+            acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(unsignedDot(nibbles(w1 + o + 4), yq)), _mm256_set1_ps(loadHalf(w1 + o) * yd), acc1)
+            acc2 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(unsignedDot(nibbles(w2 + o + 4), yq)), _mm256_set1_ps(loadHalf(w2 + o) * yd), acc2)
+            acc3 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(unsignedDot(nibbles(w3 + o + 4), yq)), _mm256_set1_ps(loadHalf(w3 + o) * yd), acc3)
+            min0 += loadHalf(w + o, 2) * ys
+            min1 += loadHalf(w1 + o, 2) * ys
+            min2 += loadHalf(w2 + o, 2) * ys
+            min3 += loadHalf(w3 + o, 2) * ys
+        }
+        y[0] = horizontalSum(acc0) + min0
+        y[1] = horizontalSum(acc1) + min1
+        y[2] = horizontalSum(acc2) + min2
+        y[3] = horizontalSum(acc3) + min3
+    }
+
     @inline(__always)
     package static func q5_1(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
         var acc = _mm256_setzero_ps()

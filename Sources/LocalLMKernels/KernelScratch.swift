@@ -11,6 +11,9 @@ public final class KernelScratch {
     package static let panelSlot = 1
     /// Spare slot for callers inside the package (e.g. attention).
     package static let extraSlot = 2
+    /// Slots for the second and third activation formats of a fused matvec.
+    package static let secondActivationSlot = 3
+    package static let thirdActivationSlot = 4
 
     private var buffers: [(pointer: UnsafeMutableRawPointer, bytes: Int)] = []
 

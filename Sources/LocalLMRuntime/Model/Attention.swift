@@ -71,7 +71,14 @@ enum Attention {
         if f16 {
             let keys = cache.keys.assumingMemoryBound(to: UInt16.self)
             let values = cache.values.assumingMemoryBound(to: UInt16.self)
+            // Each position's slice is a short run inside a longer row: prefetch a few positions
+            // ahead, or every slice waits on memory (the cache is read from DRAM once per token).
+            let ahead = 8
             for j in 0..<span {
+                if j + ahead < span {
+                    Prefetch.bytes(keys + (first + j + ahead) * cache.keyStride + kvHead * keyLength, count: 2 * keyLength)
+                    Prefetch.bytes(values + (first + j + ahead) * cache.valueStride + kvHead * valueLength, count: 2 * valueLength)
+                }
                 Kernels.widen(keys + (first + j) * cache.keyStride + kvHead * keyLength, w.keys + j * keyLength,
                               count: keyLength)
                 Kernels.widen(values + (first + j) * cache.valueStride + kvHead * valueLength,
@@ -100,29 +107,103 @@ enum Attention {
 
         for r in 0..<rows {
             let position = start + r / rowsPerPosition
-            let row = w.scores + r * span
-            let from = lower(position) - first, to = position - first  // visible columns, inclusive
-            var maxScore = -Float.infinity
-            for j in from...to {
-                let s = row[j] * scale
-                row[j] = s
-                maxScore = max(maxScore, s)
-            }
-            var sum: Double = 0
-            for j in from...to {
-                let e = expf(row[j] - maxScore)
-                row[j] = e
-                sum += Double(e)
-            }
-            let inverse = Float(1 / sum)
-            for j in 0..<from { row[j] = 0 }
-            for j in from...to {
-                let p = row[j] * inverse
-                row[j] = f16 ? roundedToHalf(p) : p
-            }
-            for j in (to + 1)..<span { row[j] = 0 }
+            softmax(w.scores + r * span, span: span, from: lower(position) - first, to: position - first,
+                    scale: scale, roundToHalf: f16)
         }
 
         Kernels.gemm(m: rows, n: valueLength, k: span, w.scores, lda: span, v, ldb: ldv, out, ldc: outStride)
+    }
+
+    /// Scales a row of scores and turns its visible columns `from...to` into softmax weights (the sum in
+    /// Double, as ggml), zeroing the others; the weights are rounded to F16 against an F16 cache.
+    @inline(__always)
+    static func softmax(_ row: UnsafeMutablePointer<Float>, span: Int, from: Int, to: Int, scale: Float, roundToHalf: Bool) {
+        var maxScore = -Float.infinity
+        for j in from...to {
+            let s = row[j] * scale
+            row[j] = s
+            maxScore = max(maxScore, s)
+        }
+        var sum: Double = 0
+        for j in from...to {
+            let e = expf(row[j] - maxScore)
+            row[j] = e
+            sum += Double(e)
+        }
+        let inverse = Float(1 / sum)
+        for j in 0..<from { row[j] = 0 }
+        for j in from...to {
+            let p = row[j] * inverse
+            row[j] = roundToHalf ? roundedToHalf(p) : p
+        }
+        for j in (to + 1)..<span { row[j] = 0 }
+    }
+
+    /// Decode attention of the `rows` query heads that share key/value head `kvHead`, at `position`, with
+    /// the work split over the pool: for models with fewer key/value heads than threads (Gemma 3 has
+    /// one), where one ``block`` per head would widen the same cache slice once per query head on one
+    /// thread each. Three pool calls: each thread widens and scores a share of the positions; each
+    /// normalizes a share of the rows; each computes a share of the value columns. Every score, weight
+    /// and output element is formed as ``block`` forms it.
+    static func decodeSplit(
+        queries: UnsafePointer<Float>, rows: Int, position: Int, cache: LayerCache, kvHead: Int,
+        keyLength: Int, valueLength: Int, window: Int, scale: Float, workspace w: Workspace,
+        out: UnsafeMutablePointer<Float>, pool: ThreadPool
+    ) {
+        guard rows > 0 else { return }
+        let first = window == Int.max ? 0 : max(0, position - window + 1)
+        let span = position - first + 1
+        let f16 = cache.type == .f16
+        for r in 0..<rows {
+            let src = queries + r * keyLength, dst = w.queries + r * keyLength
+            if f16 {
+                for i in 0..<keyLength { dst[i] = roundedToHalf(src[i]) }
+            } else {
+                dst.update(from: src, count: keyLength)
+            }
+        }
+        let k: UnsafePointer<Float>, v: UnsafePointer<Float>
+        let ldk: Int, ldv: Int
+        if f16 {
+            k = UnsafePointer(w.keys); v = UnsafePointer(w.values)
+            ldk = keyLength; ldv = valueLength
+        } else {
+            k = cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + kvHead * keyLength
+            v = cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength
+            ldk = cache.keyStride; ldv = cache.valueStride
+        }
+        let threads = pool.threadCount
+        pool.run(parts: threads) { part, parts in
+            let (j0, j1) = Kernels.evenSplit(span, parts: parts, part: part, granularity: 16)
+            guard j1 > j0 else { return }
+            if f16 {
+                let keys = cache.keys.assumingMemoryBound(to: UInt16.self)
+                let values = cache.values.assumingMemoryBound(to: UInt16.self)
+                let ahead = 8
+                for j in j0..<j1 {
+                    if j + ahead < j1 {
+                        Prefetch.bytes(keys + (first + j + ahead) * cache.keyStride + kvHead * keyLength, count: 2 * keyLength)
+                        Prefetch.bytes(values + (first + j + ahead) * cache.valueStride + kvHead * valueLength, count: 2 * valueLength)
+                    }
+                    Kernels.widen(keys + (first + j) * cache.keyStride + kvHead * keyLength, w.keys + j * keyLength,
+                                  count: keyLength)
+                    Kernels.widen(values + (first + j) * cache.valueStride + kvHead * valueLength,
+                                  w.values + j * valueLength, count: valueLength)
+                }
+            }
+            Kernels.gemmTransposedB(m: rows, n: j1 - j0, k: keyLength, w.queries, lda: keyLength, k + j0 * ldk, ldb: ldk,
+                                    w.scores + j0, ldc: span)
+        }
+        pool.run(parts: min(threads, rows)) { part, parts in
+            let (r0, r1) = Kernels.evenSplit(rows, parts: parts, part: part)
+            for r in r0..<r1 {
+                softmax(w.scores + r * span, span: span, from: 0, to: span - 1, scale: scale, roundToHalf: f16)
+            }
+        }
+        pool.run(parts: threads) { part, parts in
+            let (c0, c1) = Kernels.evenSplit(valueLength, parts: parts, part: part, granularity: 16)
+            guard c1 > c0 else { return }
+            Kernels.gemm(m: rows, n: c1 - c0, k: span, w.scores, lda: span, v + c0, ldb: ldv, out + c0, ldc: valueLength)
+        }
     }
 }

@@ -38,9 +38,15 @@ extension ModelSequence {
                                             epsilon: c.rmsEpsilon, into: s.normed + t * width)
                 }
             }
-            multiply(layer.query, s.normed, rows: n, s.q)
-            multiply(layer.key, s.normed, rows: n, s.k)
-            multiply(layer.value, s.normed, rows: n, s.v)
+            if n == 1 {
+                // Decode: the three projections of one row in one pool call.
+                Kernels.matvec(layer.query.matrix, s.q, layer.key.matrix, s.k, layer.value.matrix, s.v,
+                               x: s.normed, pool: model.pool, scratch: s.kernel)
+            } else {
+                multiply(layer.query, s.normed, rows: n, s.q)
+                multiply(layer.key, s.normed, rows: n, s.k)
+                multiply(layer.value, s.normed, rows: n, s.v)
+            }
             if let b = layer.queryBias { addBias(b, s.q, rows: n) }
             if let b = layer.keyBias { addBias(b, s.k, rows: n) }
             if let b = layer.valueBias { addBias(b, s.v, rows: n) }
@@ -78,8 +84,12 @@ extension ModelSequence {
                                             epsilon: c.rmsEpsilon, into: s.normed + t * width)
                 }
             }
-            multiply(layer.gate, s.normed, rows: n, s.gate)
-            multiply(layer.up, s.normed, rows: n, s.up)
+            if n == 1 {
+                Kernels.matvec(layer.gate.matrix, s.gate, layer.up.matrix, s.up, x: s.normed, pool: model.pool, scratch: s.kernel)
+            } else {
+                multiply(layer.gate, s.normed, rows: n, s.gate)
+                multiply(layer.up, s.normed, rows: n, s.up)
+            }
             switch c.activation {
             case .silu:
                 TransformerMath.swiglu(gate: s.gate, up: s.up, count: n * ff, into: s.gate)
@@ -163,6 +173,18 @@ extension ModelSequence {
                         workspace: workspace, out: s.attention + h * c.valueLength, outStride: c.valueLength)
                     kvHead += parts
                 }
+            }
+            return
+        }
+        if n == 1 && group > 1 && group <= Attention.rowBlock {
+            // Decode with fewer key/value heads than threads: split each head's positions instead.
+            let workspace = Attention.workspace(s.attentionWorkspaces, contextSize: s.contextSize, keyLength: c.keyLength)
+            for kvHead in 0..<c.kvHeadCount {
+                let h = kvHead * group
+                Attention.decodeSplit(
+                    queries: s.q + h * c.keyLength, rows: group, position: start, cache: layerCache, kvHead: kvHead,
+                    keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
+                    workspace: workspace, out: s.attention + h * c.valueLength, pool: model.pool)
             }
             return
         }
