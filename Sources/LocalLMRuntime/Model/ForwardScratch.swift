@@ -21,7 +21,8 @@ final class ForwardScratch {
     let up: UnsafeMutablePointer<Float>
     /// The rounded copy of a matrix product's input `[batch × max columns]`.
     let rounded: UnsafeMutablePointer<Float>
-    /// Q4_1/Q5_1 block-sum corrections `[batch × (max columns/32 + max rows)]`.
+    /// Q4_1/Q5_1 block-sum corrections `[batch × (max columns/32 + max rows)]` (one float when no
+    /// matrix has block mins).
     let correction: UnsafeMutablePointer<Float>
     /// Rows of logits computed per output product (bounds the correction scratch for a large vocabulary).
     static let logitChunk = 8
@@ -37,8 +38,8 @@ final class ForwardScratch {
     let keyLength: Int
     private var all: [UnsafeMutablePointer<Float>] = []
 
-    init(configuration c: TransformerConfiguration, batchSize: Int, contextSize: Int, outputHasBlockMins: Bool,
-         threads: Int) {
+    init(configuration c: TransformerConfiguration, batchSize: Int, contextSize: Int, layersHaveBlockMins: Bool,
+         outputHasBlockMins: Bool, threads: Int) {
         self.batchSize = batchSize
         self.threads = threads
         self.contextSize = contextSize
@@ -68,7 +69,8 @@ final class ForwardScratch {
         let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength)
         // The output product needs room for its block-min correction only when it has block mins
         // (a vocabulary-sized row per logit row: 8 MB for Gemma 3, whose head is Q8_0).
-        correction = make(max(batchSize * (maxColumns / 32 + maxRows),
+        // Only products with block mins (Q4_1/Q5_1) use it; Gemma 3's layers and head have none.
+        correction = make(max(layersHaveBlockMins ? batchSize * (maxColumns / 32 + maxRows) : 0,
                               outputHasBlockMins ? ForwardScratch.logitChunk * (c.width / 32 + c.vocabularySize) : 0))
         ropeGlobal = make(c.ropeDimensions)
         ropeSliding = make(c.ropeDimensions)

@@ -27,6 +27,7 @@ public final class ModelSequence {
         lastLogits = [Float](repeating: 0, count: c.vocabularySize)
         tokens.reserveCapacity(contextSize)
         scratch = ForwardScratch(configuration: c, batchSize: self.batchSize, contextSize: contextSize,
+                                 layersHaveBlockMins: model.weights.layers.contains { $0.hasBlockMins },
                                  outputHasBlockMins: model.weights.output.hasBlockMins,
                                  threads: model.threadCount)
     }

@@ -20,6 +20,11 @@ struct LayerWeights: Sendable {
     var up: Linear                // [ff × width]
     var down: Linear              // [width × ff]
     var ffnPostNorm: [Float]?           // [width]
+
+    /// Whether any of the layer's matrices needs the Q4_1/Q5_1 block-min correction in batches.
+    var hasBlockMins: Bool {
+        [query, key, value, attentionOutput, gate, up, down].contains { $0.hasBlockMins }
+    }
 }
 
 /// All the weights of a model, checked against its configuration.
