@@ -3,6 +3,7 @@
 //
 // Layering (lowest first); a target never imports one above it:
 //   LocalLMGGUF → LocalLMKernels → LocalLMTokenizers → LocalLMGrammar → LocalLMRuntime → LocalLM → locallm
+// (LocalLMKernels also uses two C modules: COpenBLAS for sgemm and CLocalLMShims for prefetch.)
 // No unsafeFlags: ISA-specific kernels are switched on by the *user's* build flags
 // (`-Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLOCALLM_NATIVE`), never by this manifest,
 // so the package stays usable as a dependency.
