@@ -45,6 +45,20 @@ import Testing
         #expect(named.stdout.range(of: "^" + pattern + "$", options: .regularExpression) != nil, "\(named.stdout)")
     }
 
+    /// Streamed output is the same text as `--json` reports, including the detokenizer's last bytes
+    /// when generation stops inside a character: after this raw prompt SmolLM2's first greedy token is
+    /// a lone byte of a multi-byte character, shown as U+FFFD, which only the final flush emits.
+    @Test func streamedTextEqualsTheJSONText() throws {
+        let extra = ["--raw", "--temperature", "0"]
+        let streamed = try Self.generate(extra, prompt: "日本語の文章：東京", maxTokens: 1)
+        let json = try Self.generate(extra + ["--json"], prompt: "日本語の文章：東京", maxTokens: 1)
+        #expect(streamed.exited && streamed.status == 0 && json.exited && json.status == 0, "\(streamed.stderr)\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let text = try #require(object?["text"] as? String)
+        #expect(!text.isEmpty)
+        #expect(streamed.stdout == text + "\n", "\(Array(streamed.stdout.utf8)) vs \(Array(text.utf8))")
+    }
+
     @Test func cutOutputIsReportedWithStatusTwo() throws {
         let run = try Self.generate(["--regex", "[a-z]{20,30}"], prompt: "Write a long word.", maxTokens: 2)
         #expect(run.exited && run.status == 2)

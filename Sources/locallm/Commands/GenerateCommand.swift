@@ -65,14 +65,21 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         var sampler = options.makeChain(mask: mask)
         let json = self.json
+        var streamed = 0  // UTF-8 bytes written so far
         let result = try Generation.run(
             sequence: sequence, prompt: ids, sampler: &sampler, tokenizer: tokenizer,
             options: GenerationOptions(maxTokens: maxTokens, stopStrings: stop)
         ) { token in
             if !json {
                 FileHandle.standardOutput.write(Data(token.text.utf8))
+                streamed += token.text.utf8.count
             }
             return true
+        }
+        // The detokenizer's last bytes (an incomplete UTF-8 sequence when generation stopped inside
+        // a character) reach the result's text only at the end; print them too.
+        if !json, result.text.utf8.count > streamed {
+            FileHandle.standardOutput.write(Data(result.text.utf8.dropFirst(streamed)))
         }
         if json {
             let idList = result.ids.map(String.init).joined(separator: ",")
