@@ -7,7 +7,12 @@ import Logging
 /// One session's state on a GGUF engine: a KV cache that holds the tokens of the conversation so
 /// far. Each request renders the whole transcript, keeps the longest common token prefix with the
 /// cache and prefills only the rest, so a turn costs its new tokens, not the history.
+///
+/// Its work runs on a ``ModelWorkExecutor``, not on the cooperative pool, so generating sessions never
+/// hold the threads the rest of the program's tasks run on.
 package actor GGUFConversation: LocalConversation {
+    private let executor = ModelWorkExecutor(label: "LocalLM.GGUFConversation")
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let engine: GGUFEngine
     private let logger: Logger
     private var sequence: ModelSequence?
