@@ -29,11 +29,13 @@ import Testing
         let workers = (0..<(ProcessInfo.processInfo.activeProcessorCount + 2)).map { _ in Worker() }
         let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0), ran = DispatchSemaphore(value: 0)
         let tasks = workers.map { worker in Task { await worker.block(gate, started: started) } }
-        // Off the pool: wait until every worker blocks, give a plain task 20 s to run, then release the
-        // workers whatever happened (so a failure is reported, not a hung suite).
+        // Off the pool: wait until every worker blocks (all at once: more than the pool's width), give a
+        // plain task time to run, then release the workers whatever happened (so a failure is reported,
+        // not a hung suite). The deadline is generous because under `swift test --parallel` other
+        // tests' synchronous model work may hold the pool for a while; the suite runs `--no-parallel`.
         let ranInTime = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
             DispatchQueue(label: "test.waiter").async {
-                let deadline = DispatchTime.now() + 20
+                let deadline = DispatchTime.now() + 90
                 var allStarted = true
                 for _ in workers where started.wait(timeout: deadline) == .timedOut { allStarted = false }
                 Task.detached { ran.signal() }
