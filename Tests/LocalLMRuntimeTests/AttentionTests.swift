@@ -3,11 +3,12 @@ import LocalLMKernels
 @testable import LocalLMRuntime
 import Testing
 
-/// The decode attention that splits a key/value head's positions over the pool must compute what
-/// one `Attention.block` per key/value head computes: same scores, weights and outputs.
+/// Decode attention, split over the pool by positions, heads and value columns, must compute what one
+/// `Attention.block` per key/value head computes: same scores, weights and outputs.
 @Suite struct AttentionTests {
     @Test(arguments: [
-        (KVCacheType.f16, Int.max, 1), (.f16, 5, 1), (.f32, Int.max, 2), (.f32, 7, 1), (.f16, Int.max, 3),
+        (KVCacheType.f16, Int.max, 1), (.f16, 5, 1), (.f32, Int.max, 2), (.f32, 7, 1), (.f16, Int.max, 3), (.f16, 9, 3),
+        (.f32, Int.max, 3),
     ])
     func splitDecodeMatchesOneBlockPerHead(type: KVCacheType, window: Int, kvHeads: Int) {
         let keyLength = 32, valueLength = 48, group = 4, contextSize = 40, position = 36
@@ -48,13 +49,17 @@ import Testing
                 }
             }
             let pool = ThreadPool(threadCount: 2)
+            let splitFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: keyLength,
+                                                        valueLength: valueLength, panelRows: kvHeads * contextSize)
+            let splitMemory = UnsafeMutablePointer<Float>.allocate(capacity: splitFloats)
+            defer { splitMemory.deallocate() }
+            let splitWorkspace = Attention.workspace(splitMemory, contextSize: contextSize, keyLength: keyLength,
+                                                     panelRows: kvHeads * contextSize)
             split.withUnsafeMutableBufferPointer { out in
-                for kvHead in 0..<kvHeads {
-                    Attention.decodeSplit(
-                        queries: q.baseAddress! + kvHead * group * keyLength, rows: group, position: position,
-                        cache: cache, kvHead: kvHead, keyLength: keyLength, valueLength: valueLength, window: window,
-                        scale: scale, workspace: workspace, out: out.baseAddress! + kvHead * group * valueLength, pool: pool)
-                }
+                Attention.decodeSplit(
+                    queries: q.baseAddress!, heads: heads, kvHeads: kvHeads, position: position, cache: cache,
+                    keyLength: keyLength, valueLength: valueLength, window: window, scale: scale,
+                    contextSize: contextSize, workspace: splitWorkspace, out: out.baseAddress!, pool: pool)
             }
         }
         let worst = zip(expected, split).map { abs($0 - $1) }.max() ?? .nan

@@ -23,15 +23,16 @@ enum Attention {
     /// Query rows per block: bounds the score scratch to `rowBlock × contextSize` per thread.
     static let rowBlock = 64
 
-    /// Floats of one thread's ``Workspace``.
-    static func workspaceFloats(contextSize: Int, keyLength: Int, valueLength: Int) -> Int {
-        rowBlock * keyLength + rowBlock * contextSize + contextSize * (keyLength + valueLength)
+    /// Floats of one thread's ``Workspace`` whose key and value panels hold `panelRows` rows
+    /// (`contextSize` for ``block``; `kvHeads × contextSize` for ``decodeSplit``).
+    static func workspaceFloats(contextSize: Int, keyLength: Int, valueLength: Int, panelRows: Int? = nil) -> Int {
+        rowBlock * keyLength + rowBlock * contextSize + (panelRows ?? contextSize) * (keyLength + valueLength)
     }
 
-    static func workspace(_ base: UnsafeMutablePointer<Float>, contextSize: Int, keyLength: Int) -> Workspace {
+    static func workspace(_ base: UnsafeMutablePointer<Float>, contextSize: Int, keyLength: Int, panelRows: Int? = nil) -> Workspace {
         let scores = base + rowBlock * keyLength
         let keys = scores + rowBlock * contextSize
-        return Workspace(queries: base, scores: scores, keys: keys, values: keys + contextSize * keyLength)
+        return Workspace(queries: base, scores: scores, keys: keys, values: keys + (panelRows ?? contextSize) * keyLength)
     }
 
     /// The cache of one layer as attention reads it.
@@ -139,71 +140,81 @@ enum Attention {
         for j in (to + 1)..<span { row[j] = 0 }
     }
 
-    /// Decode attention of the `rows` query heads that share key/value head `kvHead`, at `position`, with
-    /// the work split over the pool: for models with fewer key/value heads than threads (Gemma 3 has
-    /// one), where one ``block`` per head would widen the same cache slice once per query head on one
-    /// thread each. Three pool calls: each thread widens and scores a share of the positions; each
-    /// normalizes a share of the rows; each computes a share of the value columns. Every score, weight
-    /// and output element is formed as ``block`` forms it.
+    /// Decode attention (one position) of every head, with the work split over the pool by positions,
+    /// then heads, then value columns rather than by key/value head: with fewer key/value heads than
+    /// threads (Gemma 3 has one) or a number that does not divide among them (SmolLM2's three on two
+    /// threads), one ``block`` per key/value head leaves threads idle. Three pool calls:
+    /// 1. each thread widens (F16) and scores a share of the positions, for every key/value head;
+    /// 2. each normalizes a share of the heads;
+    /// 3. each multiplies the weights with a share of (key/value head, value columns).
+    /// Every score, weight and output element is formed as ``block`` forms it.
+    ///
+    /// - Parameters:
+    ///   - queries: `[heads × keyLength]`; out: `[heads × valueLength]`.
+    ///   - workspace: its `keys`/`values` must hold `kvHeads × contextSize` rows (``decodeKeyRows``).
     static func decodeSplit(
-        queries: UnsafePointer<Float>, rows: Int, position: Int, cache: LayerCache, kvHead: Int,
-        keyLength: Int, valueLength: Int, window: Int, scale: Float, workspace w: Workspace,
+        queries: UnsafePointer<Float>, heads: Int, kvHeads: Int, position: Int, cache: LayerCache,
+        keyLength: Int, valueLength: Int, window: Int, scale: Float, contextSize: Int, workspace w: Workspace,
         out: UnsafeMutablePointer<Float>, pool: ThreadPool
     ) {
-        guard rows > 0 else { return }
+        guard heads > 0, kvHeads > 0, heads % kvHeads == 0, heads <= rowBlock else { return }
+        let group = heads / kvHeads
         let first = window == Int.max ? 0 : max(0, position - window + 1)
         let span = position - first + 1
         let f16 = cache.type == .f16
-        for r in 0..<rows {
-            let src = queries + r * keyLength, dst = w.queries + r * keyLength
-            if f16 {
-                for i in 0..<keyLength { dst[i] = roundedToHalf(src[i]) }
-            } else {
-                dst.update(from: src, count: keyLength)
-            }
+        for i in 0..<(heads * keyLength) {
+            w.queries[i] = f16 ? roundedToHalf(queries[i]) : queries[i]
         }
-        let k: UnsafePointer<Float>, v: UnsafePointer<Float>
-        let ldk: Int, ldv: Int
-        if f16 {
-            k = UnsafePointer(w.keys); v = UnsafePointer(w.values)
-            ldk = keyLength; ldv = valueLength
-        } else {
-            k = cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + kvHead * keyLength
-            v = cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength
-            ldk = cache.keyStride; ldv = cache.valueStride
+        // Key/value head g's panel: rows `g·contextSize …` of the widened copy, or the cache itself.
+        func keys(_ g: Int) -> (UnsafePointer<Float>, Int) {
+            f16 ? (UnsafePointer(w.keys + g * contextSize * keyLength), keyLength)
+                : (cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + g * keyLength, cache.keyStride)
+        }
+        func values(_ g: Int) -> (UnsafePointer<Float>, Int) {
+            f16 ? (UnsafePointer(w.values + g * contextSize * valueLength), valueLength)
+                : (cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + g * valueLength, cache.valueStride)
         }
         let threads = pool.threadCount
         pool.run(parts: threads) { part, parts in
             let (j0, j1) = Kernels.evenSplit(span, parts: parts, part: part, granularity: 16)
             guard j1 > j0 else { return }
             if f16 {
-                let keys = cache.keys.assumingMemoryBound(to: UInt16.self)
-                let values = cache.values.assumingMemoryBound(to: UInt16.self)
+                let cachedKeys = cache.keys.assumingMemoryBound(to: UInt16.self)
+                let cachedValues = cache.values.assumingMemoryBound(to: UInt16.self)
                 let ahead = 8
                 for j in j0..<j1 {
+                    let keyRow = cachedKeys + (first + j) * cache.keyStride
+                    let valueRow = cachedValues + (first + j) * cache.valueStride
                     if j + ahead < j1 {
-                        Prefetch.bytes(keys + (first + j + ahead) * cache.keyStride + kvHead * keyLength, count: 2 * keyLength)
-                        Prefetch.bytes(values + (first + j + ahead) * cache.valueStride + kvHead * valueLength, count: 2 * valueLength)
+                        Prefetch.bytes(keyRow + ahead * cache.keyStride, count: 2 * kvHeads * keyLength)
+                        Prefetch.bytes(valueRow + ahead * cache.valueStride, count: 2 * kvHeads * valueLength)
                     }
-                    Kernels.widen(keys + (first + j) * cache.keyStride + kvHead * keyLength, w.keys + j * keyLength,
-                                  count: keyLength)
-                    Kernels.widen(values + (first + j) * cache.valueStride + kvHead * valueLength,
-                                  w.values + j * valueLength, count: valueLength)
+                    for g in 0..<kvHeads {
+                        Kernels.widen(keyRow + g * keyLength, w.keys + (g * contextSize + j) * keyLength, count: keyLength)
+                        Kernels.widen(valueRow + g * valueLength, w.values + (g * contextSize + j) * valueLength, count: valueLength)
+                    }
                 }
             }
-            Kernels.gemmTransposedB(m: rows, n: j1 - j0, k: keyLength, w.queries, lda: keyLength, k + j0 * ldk, ldb: ldk,
-                                    w.scores + j0, ldc: span)
-        }
-        pool.run(parts: min(threads, rows)) { part, parts in
-            let (r0, r1) = Kernels.evenSplit(rows, parts: parts, part: part)
-            for r in r0..<r1 {
-                softmax(w.scores + r * span, span: span, from: 0, to: span - 1, scale: scale, roundToHalf: f16)
+            for g in 0..<kvHeads {
+                let (k, ldk) = keys(g)
+                Kernels.gemmTransposedB(m: group, n: j1 - j0, k: keyLength, w.queries + g * group * keyLength, lda: keyLength,
+                                        k + j0 * ldk, ldb: ldk, w.scores + g * group * span + j0, ldc: span)
             }
         }
-        pool.run(parts: threads) { part, parts in
-            let (c0, c1) = Kernels.evenSplit(valueLength, parts: parts, part: part, granularity: 16)
+        pool.run(parts: min(threads, heads)) { part, parts in
+            let (h0, h1) = Kernels.evenSplit(heads, parts: parts, part: part)
+            for h in h0..<h1 {
+                softmax(w.scores + h * span, span: span, from: 0, to: span - 1, scale: scale, roundToHalf: f16)
+            }
+        }
+        let chunks = max(1, min(threads, valueLength / 16))
+        pool.run(parts: kvHeads * chunks) { part, _ in
+            let g = part / chunks
+            let (c0, c1) = Kernels.evenSplit(valueLength, parts: chunks, part: part % chunks, granularity: 16)
             guard c1 > c0 else { return }
-            Kernels.gemm(m: rows, n: c1 - c0, k: span, w.scores, lda: span, v + c0, ldb: ldv, out + c0, ldc: valueLength)
+            let (v, ldv) = values(g)
+            Kernels.gemm(m: group, n: c1 - c0, k: span, w.scores + g * group * span, lda: span, v + c0, ldb: ldv,
+                         out + g * group * valueLength + c0, ldc: valueLength)
         }
     }
 }

@@ -31,6 +31,8 @@ final class ForwardScratch {
     /// Per thread: an ``Attention/Workspace`` of `attentionFloats` floats.
     let attentionWorkspaces: UnsafeMutablePointer<Float>
     let attentionFloats: Int
+    /// The decode step's ``Attention/decodeSplit`` workspace: panels for every key/value head.
+    let decodeWorkspace: UnsafeMutablePointer<Float>
     /// RoPE (cos, sin) pairs `[ropeDimensions]`, for global and sliding layers.
     let ropeGlobal: UnsafeMutablePointer<Float>
     let ropeSliding: UnsafeMutablePointer<Float>
@@ -66,6 +68,8 @@ final class ForwardScratch {
         attentionFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
                                                     valueLength: c.valueLength)
         attentionWorkspaces = make(threads * attentionFloats)
+        decodeWorkspace = make(Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
+                                                         valueLength: c.valueLength, panelRows: c.kvHeadCount * contextSize))
         let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength)
         // The output product needs room for its block-min correction only when it has block mins
         // (a vocabulary-sized row per logit row: 8 MB for Gemma 3, whose head is Q8_0).

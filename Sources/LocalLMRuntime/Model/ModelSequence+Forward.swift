@@ -157,35 +157,14 @@ extension ModelSequence {
         let layerCache = Attention.LayerCache(
             type: cache.type, keys: cache.keyBase(layer), values: cache.valueBase(layer),
             keyStride: c.kvHeadCount * c.keyLength, valueStride: c.kvHeadCount * c.valueLength)
-        if n == 1 && group > 1 && group <= Attention.rowBlock && c.kvHeadCount >= model.pool.threadCount {
-            // Decode: the `group` query heads of a key/value head are consecutive rows of one block,
-            // so the cache slice is read (and widened) once per key/value head.
-            model.pool.run { part, parts in
-                let workspace = Attention.workspace(s.attentionWorkspaces + part * s.attentionFloats,
-                                                    contextSize: s.contextSize, keyLength: c.keyLength)
-                var kvHead = part
-                while kvHead < c.kvHeadCount {
-                    let h = kvHead * group
-                    Attention.block(
-                        queries: s.q + h * c.keyLength, queryStride: c.keyLength, rows: group,
-                        rowsPerPosition: group, start: start, cache: layerCache, kvHead: kvHead,
-                        keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
-                        workspace: workspace, out: s.attention + h * c.valueLength, outStride: c.valueLength)
-                    kvHead += parts
-                }
-            }
-            return
-        }
-        if n == 1 && group > 1 && group <= Attention.rowBlock {
-            // Decode with fewer key/value heads than threads: split each head's positions instead.
-            let workspace = Attention.workspace(s.attentionWorkspaces, contextSize: s.contextSize, keyLength: c.keyLength)
-            for kvHead in 0..<c.kvHeadCount {
-                let h = kvHead * group
-                Attention.decodeSplit(
-                    queries: s.q + h * c.keyLength, rows: group, position: start, cache: layerCache, kvHead: kvHead,
-                    keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
-                    workspace: workspace, out: s.attention + h * c.valueLength, pool: model.pool)
-            }
+        if n == 1 && c.headCount <= Attention.rowBlock {
+            // Decode: every head at once, the work split over positions, heads and value columns.
+            let workspace = Attention.workspace(s.decodeWorkspace, contextSize: s.contextSize, keyLength: c.keyLength,
+                                                panelRows: c.kvHeadCount * s.contextSize)
+            Attention.decodeSplit(
+                queries: s.q, heads: c.headCount, kvHeads: c.kvHeadCount, position: start, cache: layerCache,
+                keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
+                contextSize: s.contextSize, workspace: workspace, out: s.attention, pool: model.pool)
             return
         }
         let blocks = (n + Attention.rowBlock - 1) / Attention.rowBlock
