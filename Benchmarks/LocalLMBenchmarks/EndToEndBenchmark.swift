@@ -142,7 +142,15 @@ private func measureReadBandwidth(threads: Int) -> Double {
             let (start, end) = Kernels.evenSplit(count, parts: parts, part: part, granularity: 64)
             var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
             var i = start
-            while i < end { s0 += buffer[i]; s1 += buffer[i + 16]; s2 += buffer[i + 32]; s3 += buffer[i + 48]; i += 64 }
+            while i < end {
+                // Prefetched like the kernels' weight streams, so this is the bandwidth they can reach.
+                Prefetch.line(buffer + i + 2048)
+                Prefetch.line(buffer + i + 2064)
+                Prefetch.line(buffer + i + 2080)
+                Prefetch.line(buffer + i + 2096)
+                s0 += buffer[i]; s1 += buffer[i + 16]; s2 += buffer[i + 32]; s3 += buffer[i + 48]
+                i += 64
+            }
             if s0 + s1 + s2 + s3 == -1 { print("") }  // keep the loads
         }
         best = max(best, Double(count * 4) / seconds(clock.now - t0))
