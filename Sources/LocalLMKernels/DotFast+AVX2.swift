@@ -7,7 +7,6 @@
 #if LOCALLM_NATIVE && arch(x86_64)
 import _Builtin_intrinsics.intel
 
-
 package enum DotAVX2 {
     /// Σ over 32 lanes of x·y as 8 int32 lanes, for signed x and y.
     @inline(__always)

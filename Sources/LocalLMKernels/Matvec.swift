@@ -10,22 +10,33 @@ extension Kernels {
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch
     ) {
-        let rows = w.rows, columns = w.columns
+        let a = prepareActivation(for: w.type, x, count: w.columns, scratch: scratch, slot: KernelScratch.activationSlot)
+        splitRows(w.rows, bytes: w.byteCount, pool: pool) { start, end in matvecRows(w, x, a, y, start, end) }
+    }
+
+    /// x quantized into the activation format llama.cpp pairs with weights of `type`, in `slot`.
+    @inline(__always)
+    static func prepareActivation(for type: GGMLType, _ x: UnsafePointer<Float>, count: Int, scratch: KernelScratch,
+                                  slot: Int) -> PreparedActivation {
+        let actType = activationType(for: type)
+        let memory = scratch.buffer(slot, bytes: PreparedActivation.scratchBytes(type: actType, count: count))
+        return PreparedActivation(type: actType, x, count: count, memory: memory)
+    }
+
+    /// Runs `body(start, end)` over row ranges covering `0..<rows` (matrices of `bytes` bytes in all):
+    /// on the caller alone for small matrices, which are not worth waking workers for; otherwise in
+    /// more parts than threads, so a thread slowed down by a busy machine costs less.
+    @inline(__always)
+    static func splitRows(_ rows: Int, bytes: Int, pool: ThreadPool, _ body: (_ start: Int, _ end: Int) -> Void) {
         guard rows > 0 else { return }
-        let actType = activationType(for: w.type)
-        let memory = scratch.buffer(KernelScratch.activationSlot, bytes: PreparedActivation.scratchBytes(type: actType, count: columns))
-        let a = PreparedActivation(type: actType, x, count: columns, memory: memory)
-        // Small matrices are not worth waking workers for.
-        let threads = rows * w.rowStride < 32 * 1024 ? 1 : pool.threadCount
-        if threads == 1 {
-            matvecRows(w, x, a, y, 0, rows)
-        } else {
-            // More parts than threads: a thread that is slowed down (a busy machine) costs less.
-            let parts = min(4 * threads, max(1, rows / 16))
-            pool.run(parts: parts) { t, parts in
-                let (start, end) = evenSplit(rows, parts: parts, part: t, granularity: 4)
-                matvecRows(w, x, a, y, start, end)
-            }
+        if bytes < 32 * 1024 || pool.threadCount == 1 {
+            body(0, rows)
+            return
+        }
+        let parts = min(4 * pool.threadCount, max(1, rows / 16))
+        pool.run(parts: parts) { t, parts in
+            let (start, end) = evenSplit(rows, parts: parts, part: t, granularity: 4)
+            body(start, end)
         }
     }
 
@@ -51,34 +62,20 @@ extension Kernels {
         }
         // One prepared activation per distinct format (slots 0, 3, 4), in matrix order.
         let t0 = activationType(for: w0.type), t1 = activationType(for: w1.type)
-        let t2 = w2.map { activationType(for: $0.type) }
-        func prepare(_ type: GGMLType, slot: Int) -> PreparedActivation {
-            let memory = scratch.buffer(slot, bytes: PreparedActivation.scratchBytes(type: type, count: columns))
-            return PreparedActivation(type: type, x, count: columns, memory: memory)
-        }
-        let a0 = prepare(t0, slot: KernelScratch.activationSlot)
-        let a1 = t1 == t0 ? a0 : prepare(t1, slot: KernelScratch.secondActivationSlot)
-        let a2: PreparedActivation? = t2.map { t in
-            t == t0 ? a0 : t == t1 ? a1 : prepare(t, slot: KernelScratch.thirdActivationSlot)
+        let a0 = prepareActivation(for: w0.type, x, count: columns, scratch: scratch, slot: KernelScratch.activationSlot)
+        let a1 = t1 == t0 ? a0
+            : prepareActivation(for: w1.type, x, count: columns, scratch: scratch, slot: KernelScratch.secondActivationSlot)
+        let a2: PreparedActivation? = w2.map { w2 in
+            let t2 = activationType(for: w2.type)
+            return t2 == t0 ? a0 : t2 == t1 ? a1
+                : prepareActivation(for: w2.type, x, count: columns, scratch: scratch, slot: KernelScratch.thirdActivationSlot)
         }
         let r0 = w0.rows, r1 = w1.rows, r2 = w2?.rows ?? 0
-        let total = r0 + r1 + r2
-        guard total > 0 else { return }
-        let bytes = w0.byteCount + w1.byteCount + (w2?.byteCount ?? 0)
         // Rows r0 + r1 + r2 form one index space; a part's range is cut at the matrices' boundaries.
-        func rows(_ start: Int, _ end: Int) {
+        splitRows(r0 + r1 + r2, bytes: w0.byteCount + w1.byteCount + (w2?.byteCount ?? 0), pool: pool) { start, end in
             if start < r0 { matvecRows(w0, x, a0, y0, start, min(end, r0)) }
             if end > r0 && start < r0 + r1 { matvecRows(w1, x, a1, y1, max(start, r0) - r0, min(end, r0 + r1) - r0) }
             if let w2, let y2, let a2, end > r0 + r1 { matvecRows(w2, x, a2, y2, max(start, r0 + r1) - r0 - r1, end - r0 - r1) }
-        }
-        if bytes < 32 * 1024 || pool.threadCount == 1 {
-            rows(0, total)
-            return
-        }
-        let parts = min(4 * pool.threadCount, max(1, total / 16))
-        pool.run(parts: parts) { t, parts in
-            let (start, end) = evenSplit(total, parts: parts, part: t, granularity: 4)
-            rows(start, end)
         }
     }
 
@@ -96,32 +93,26 @@ extension Kernels {
             if r + rowsAhead < end { Prefetch.bytes(base + (r + rowsAhead) * stride, count: stride) }
         }
         #if LOCALLM_NATIVE && arch(x86_64)
+        // Kernels that do four rows at once (prefetching for themselves), then single rows for the rest.
+        @inline(__always) func byFours(_ four: (Int) -> Void, _ one: (Int) -> Void) {
+            var r = start
+            while r + 4 <= end { four(r); r += 4 }
+            while r < end { one(r); r += 1 }
+        }
         switch w.type {
         case .q8_0:
-            var r = start
-            while r + 4 <= end {
-                DotAVX2.q8_0x4(base + r * stride, stride: stride, a, nb, y + r)
-                r += 4
-            }
-            while r < end { y[r] = DotAVX2.q8_0(base + r * stride, a, nb); r += 1 }
+            byFours({ DotAVX2.q8_0x4(base + $0 * stride, stride: stride, a, nb, y + $0) },
+                    { y[$0] = DotAVX2.q8_0(base + $0 * stride, a, nb) })
             return
         case .q4_0: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q4_0(base + r * stride, a, nb) }; return
         case .q4_1:
-            var r = start
-            while r + 4 <= end {
-                DotAVX2.q4_1x4(base + r * stride, stride: stride, a, nb, y + r)
-                r += 4
-            }
-            while r < end { y[r] = DotAVX2.q4_1(base + r * stride, a, nb); r += 1 }
+            byFours({ DotAVX2.q4_1x4(base + $0 * stride, stride: stride, a, nb, y + $0) },
+                    { y[$0] = DotAVX2.q4_1(base + $0 * stride, a, nb) })
             return
         case .q4_K: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q4_K(base + r * stride, a, nb) }; return
         case .q5_0:
-            var r = start
-            while r + 4 <= end {
-                DotAVX2.q5_0x4(base + r * stride, stride: stride, a, nb, y + r)
-                r += 4
-            }
-            while r < end { y[r] = DotAVX2.q5_0(base + r * stride, a, nb); r += 1 }
+            byFours({ DotAVX2.q5_0x4(base + $0 * stride, stride: stride, a, nb, y + $0) },
+                    { y[$0] = DotAVX2.q5_0(base + $0 * stride, a, nb) })
             return
         case .q5_1: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q5_1(base + r * stride, a, nb) }; return
         case .q6_K: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q6_K(base + r * stride, a, nb) }; return

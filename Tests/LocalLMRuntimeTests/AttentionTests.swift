@@ -13,7 +13,7 @@ import Testing
     func splitDecodeMatchesOneBlockPerHead(type: KVCacheType, window: Int, kvHeads: Int) {
         let keyLength = 32, valueLength = 48, group = 4, contextSize = 40, position = 36
         let heads = kvHeads * group
-        var generator = SplitMix(seed: UInt64(kvHeads * 1000 + min(window, 100)))
+        var generator = SplitMix64(seed: UInt64(kvHeads * 1000 + min(window, 100)))
         let bytes = type == .f16 ? 2 : 4
         let keyStride = kvHeads * keyLength, valueStride = kvHeads * valueLength
         let keys = UnsafeMutableRawPointer.allocate(byteCount: contextSize * keyStride * bytes, alignment: 64)
@@ -21,7 +21,7 @@ import Testing
         defer { keys.deallocate(); values.deallocate() }
         func fill(_ p: UnsafeMutableRawPointer, _ count: Int) {
             for i in 0..<count {
-                let x = generator.nextFloat() * 2 - 1
+                let x = Float.random(in: -1..<1, using: &generator)
                 if type == .f16 { p.storeBytes(of: Float16(x).bitPattern, toByteOffset: 2 * i, as: UInt16.self) }
                 else { p.storeBytes(of: x, toByteOffset: 4 * i, as: Float.self) }
             }
@@ -29,7 +29,7 @@ import Testing
         fill(keys, contextSize * keyStride)
         fill(values, contextSize * valueStride)
         let cache = Attention.LayerCache(type: type, keys: keys, values: values, keyStride: keyStride, valueStride: valueStride)
-        let queries = (0..<(heads * keyLength)).map { _ in generator.nextFloat() * 2 - 1 }
+        let queries = (0..<(heads * keyLength)).map { _ in Float.random(in: -1..<1, using: &generator) }
         let floats = Attention.workspaceFloats(contextSize: contextSize, keyLength: keyLength, valueLength: valueLength)
         let memory = UnsafeMutablePointer<Float>.allocate(capacity: floats)
         defer { memory.deallocate() }
@@ -66,18 +66,4 @@ import Testing
         #expect(worst <= 1e-5, "max |Δ| \(worst)")
         #expect(expected.allSatisfy { $0.isFinite })
     }
-}
-
-/// A small deterministic generator for test data.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextFloat() -> Float { Float(next() >> 40) / Float(1 << 24) }
 }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct TokenCandidatesTests {
     @Test(arguments: [1, 2, 40, 256, 4000])
     func keepTopEqualsSortingEverything(k: Int) {
-        var generator = SeededGenerator(seed: UInt64(k))
+        var generator = SplitMix64(seed: UInt64(k))
         // Coarse values so that ties are common, as in quantized logits.
         let logits = (0..<49_152).map { _ in Float(Int.random(in: -600...600, using: &generator)) / 64 }
         var candidates = TokenCandidates(logits: logits)
@@ -20,18 +20,5 @@ import Testing
     @Test func kthLargestIgnoresNaN() {
         #expect(TokenCandidates.kthLargest([1, .nan, 3, 2], 2) == 2)
         #expect(TokenCandidates.kthLargest([.nan, 5], 1) == 5)
-    }
-}
-
-/// SplitMix64, for repeatable test data.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -66,41 +66,14 @@ enum Attention {
         let span = last - first + 1
         let f16 = cache.type == .f16
 
-        // K and V panels: `[span × length]` with leading dimension `ldk` / `ldv`.
-        let k: UnsafePointer<Float>, v: UnsafePointer<Float>
-        let ldk: Int, ldv: Int
         if f16 {
-            let keys = cache.keys.assumingMemoryBound(to: UInt16.self)
-            let values = cache.values.assumingMemoryBound(to: UInt16.self)
-            // Each position's slice is a short run inside a longer row: prefetch a few positions
-            // ahead, or every slice waits on memory (the cache is read from DRAM once per token).
-            let ahead = 8
-            for j in 0..<span {
-                if j + ahead < span {
-                    Prefetch.bytes(keys + (first + j + ahead) * cache.keyStride + kvHead * keyLength, count: 2 * keyLength)
-                    Prefetch.bytes(values + (first + j + ahead) * cache.valueStride + kvHead * valueLength, count: 2 * valueLength)
-                }
-                Kernels.widen(keys + (first + j) * cache.keyStride + kvHead * keyLength, w.keys + j * keyLength,
-                              count: keyLength)
-                Kernels.widen(values + (first + j) * cache.valueStride + kvHead * valueLength,
-                              w.values + j * valueLength, count: valueLength)
-            }
-            k = UnsafePointer(w.keys); v = UnsafePointer(w.values)
-            ldk = keyLength; ldv = valueLength
-        } else {
-            k = cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + kvHead * keyLength
-            v = cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength
-            ldk = cache.keyStride; ldv = cache.valueStride
+            widen(cache, first: first, positions: 0..<span, kvHeads: kvHead..<(kvHead + 1), keyLength: keyLength,
+                  valueLength: valueLength, panelRows: span, workspace: w)
         }
-
-        // Queries rounded as ggml converts them to the cache's vec_dot type.
+        let (k, ldk, v, ldv) = panels(cache, first: first, kvHead: kvHead, slot: 0, panelRows: span,
+                                      keyLength: keyLength, valueLength: valueLength, workspace: w)
         for r in 0..<rows {
-            let src = queries + r * queryStride, dst = w.queries + r * keyLength
-            if f16 {
-                for i in 0..<keyLength { dst[i] = roundedToHalf(src[i]) }
-            } else {
-                dst.update(from: src, count: keyLength)
-            }
+            prepareQuery(queries + r * queryStride, into: w.queries + r * keyLength, count: keyLength, toHalf: f16)
         }
 
         Kernels.gemmTransposedB(m: rows, n: span, k: keyLength, w.queries, lda: keyLength, k, ldb: ldk,
@@ -113,6 +86,57 @@ enum Attention {
         }
 
         Kernels.gemm(m: rows, n: valueLength, k: span, w.scores, lda: span, v, ldb: ldv, out, ldc: outStride)
+    }
+
+    /// `count` query values as the products use them: rounded to F16 against an F16 cache (ggml
+    /// converts the query to the cache's vec_dot type), unchanged against an F32 one.
+    @inline(__always)
+    static func prepareQuery(_ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, count: Int, toHalf: Bool) {
+        if toHalf {
+            for i in 0..<count { dst[i] = roundedToHalf(src[i]) }
+        } else {
+            dst.update(from: src, count: count)
+        }
+    }
+
+    /// Widens positions `first + j`, j in `positions`, of key/value heads `kvHeads` of an F16 cache into
+    /// the workspace's F32 panels (head g's row j at panel row `(g − kvHeads.lowerBound)·panelRows + j`).
+    /// Each position's slices are a short run inside a longer cache row, read from DRAM once per token:
+    /// the rows a few positions ahead are prefetched, or every slice would wait on memory.
+    static func widen(
+        _ cache: LayerCache, first: Int, positions: Range<Int>, kvHeads: Range<Int>, keyLength: Int, valueLength: Int,
+        panelRows: Int, workspace w: Workspace
+    ) {
+        let keys = cache.keys.assumingMemoryBound(to: UInt16.self) + kvHeads.lowerBound * keyLength
+        let values = cache.values.assumingMemoryBound(to: UInt16.self) + kvHeads.lowerBound * valueLength
+        let ahead = 8
+        for j in positions {
+            let keyRow = keys + (first + j) * cache.keyStride, valueRow = values + (first + j) * cache.valueStride
+            if j + ahead < positions.upperBound {
+                Prefetch.bytes(keyRow + ahead * cache.keyStride, count: 2 * kvHeads.count * keyLength)
+                Prefetch.bytes(valueRow + ahead * cache.valueStride, count: 2 * kvHeads.count * valueLength)
+            }
+            for g in 0..<kvHeads.count {
+                Kernels.widen(keyRow + g * keyLength, w.keys + (g * panelRows + j) * keyLength, count: keyLength)
+                Kernels.widen(valueRow + g * valueLength, w.values + (g * panelRows + j) * valueLength, count: valueLength)
+            }
+        }
+    }
+
+    /// Key/value head `kvHead`'s K and V panels (row j = position `first + j`) with their leading
+    /// dimensions: the widened copy in panel `slot` of the workspace for an F16 cache, the cache
+    /// itself (strided) for an F32 one.
+    @inline(__always)
+    static func panels(
+        _ cache: LayerCache, first: Int, kvHead: Int, slot: Int, panelRows: Int, keyLength: Int, valueLength: Int,
+        workspace w: Workspace
+    ) -> (keys: UnsafePointer<Float>, ldk: Int, values: UnsafePointer<Float>, ldv: Int) {
+        if cache.type == .f16 {
+            return (UnsafePointer(w.keys + slot * panelRows * keyLength), keyLength,
+                    UnsafePointer(w.values + slot * panelRows * valueLength), valueLength)
+        }
+        return (cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + kvHead * keyLength, cache.keyStride,
+                cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength, cache.valueStride)
     }
 
     /// Scales a row of scores and turns its visible columns `from...to` into softmax weights (the sum in
@@ -151,7 +175,8 @@ enum Attention {
     ///
     /// - Parameters:
     ///   - queries: `[heads × keyLength]`; out: `[heads × valueLength]`.
-    ///   - workspace: its `keys`/`values` must hold `kvHeads × contextSize` rows (``decodeKeyRows``).
+    ///   - workspace: its `keys`/`values` must hold `kvHeads × contextSize` rows (`panelRows` of
+    ///     ``workspace(_:contextSize:keyLength:panelRows:)``).
     static func decodeSplit(
         queries: UnsafePointer<Float>, heads: Int, kvHeads: Int, position: Int, cache: LayerCache,
         keyLength: Int, valueLength: Int, window: Int, scale: Float, contextSize: Int, workspace w: Workspace,
@@ -162,41 +187,18 @@ enum Attention {
         let first = window == Int.max ? 0 : max(0, position - window + 1)
         let span = position - first + 1
         let f16 = cache.type == .f16
-        for i in 0..<(heads * keyLength) {
-            w.queries[i] = f16 ? roundedToHalf(queries[i]) : queries[i]
-        }
-        // Key/value head g's panel: rows `g·contextSize …` of the widened copy, or the cache itself.
-        func keys(_ g: Int) -> (UnsafePointer<Float>, Int) {
-            f16 ? (UnsafePointer(w.keys + g * contextSize * keyLength), keyLength)
-                : (cache.keys.assumingMemoryBound(to: Float.self) + first * cache.keyStride + g * keyLength, cache.keyStride)
-        }
-        func values(_ g: Int) -> (UnsafePointer<Float>, Int) {
-            f16 ? (UnsafePointer(w.values + g * contextSize * valueLength), valueLength)
-                : (cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + g * valueLength, cache.valueStride)
-        }
+        prepareQuery(queries, into: w.queries, count: heads * keyLength, toHalf: f16)
         let threads = pool.threadCount
         pool.run(parts: threads) { part, parts in
             let (j0, j1) = Kernels.evenSplit(span, parts: parts, part: part, granularity: 16)
             guard j1 > j0 else { return }
             if f16 {
-                let cachedKeys = cache.keys.assumingMemoryBound(to: UInt16.self)
-                let cachedValues = cache.values.assumingMemoryBound(to: UInt16.self)
-                let ahead = 8
-                for j in j0..<j1 {
-                    let keyRow = cachedKeys + (first + j) * cache.keyStride
-                    let valueRow = cachedValues + (first + j) * cache.valueStride
-                    if j + ahead < j1 {
-                        Prefetch.bytes(keyRow + ahead * cache.keyStride, count: 2 * kvHeads * keyLength)
-                        Prefetch.bytes(valueRow + ahead * cache.valueStride, count: 2 * kvHeads * valueLength)
-                    }
-                    for g in 0..<kvHeads {
-                        Kernels.widen(keyRow + g * keyLength, w.keys + (g * contextSize + j) * keyLength, count: keyLength)
-                        Kernels.widen(valueRow + g * valueLength, w.values + (g * contextSize + j) * valueLength, count: valueLength)
-                    }
-                }
+                widen(cache, first: first, positions: j0..<j1, kvHeads: 0..<kvHeads, keyLength: keyLength,
+                      valueLength: valueLength, panelRows: contextSize, workspace: w)
             }
             for g in 0..<kvHeads {
-                let (k, ldk) = keys(g)
+                let (k, ldk, _, _) = panels(cache, first: first, kvHead: g, slot: g, panelRows: contextSize,
+                                            keyLength: keyLength, valueLength: valueLength, workspace: w)
                 Kernels.gemmTransposedB(m: group, n: j1 - j0, k: keyLength, w.queries + g * group * keyLength, lda: keyLength,
                                         k + j0 * ldk, ldb: ldk, w.scores + g * group * span + j0, ldc: span)
             }
@@ -212,7 +214,8 @@ enum Attention {
             let g = part / chunks
             let (c0, c1) = Kernels.evenSplit(valueLength, parts: chunks, part: part % chunks, granularity: 16)
             guard c1 > c0 else { return }
-            let (v, ldv) = values(g)
+            let (_, _, v, ldv) = panels(cache, first: first, kvHead: g, slot: g, panelRows: contextSize,
+                                        keyLength: keyLength, valueLength: valueLength, workspace: w)
             Kernels.gemm(m: group, n: c1 - c0, k: span, w.scores + g * group * span, lda: span, v + c0, ldb: ldv,
                          out + g * group * valueLength + c0, ldc: valueLength)
         }

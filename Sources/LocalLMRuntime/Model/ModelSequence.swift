@@ -65,36 +65,36 @@ public final class ModelSequence {
     /// `allPositions`, else those of the last.
     public func evaluate(_ ids: [Int], allPositions: Bool) throws(RuntimeError) -> [Float] {
         guard allPositions else { return try evaluate(ids) }
-        try validate(ids[...])
+        try validate(ids[...])  // before allocating anything sized by the input
         let vocab = model.configuration.vocabularySize
         var logits = [Float](repeating: 0, count: ids.count * vocab)
-        var start = 0
-        while start < ids.count {
-            if Task.isCancelled { throw .cancelled }
-            let end = min(ids.count, start + batchSize)
+        try inBatches(ids[...]) { batch, _ in
             logits.withUnsafeMutableBufferPointer { out in
-                forward(ids[start..<end], logitRows: 0..<(end - start), into: out.baseAddress! + start * vocab)
+                forward(batch, logitRows: 0..<batch.count, into: out.baseAddress! + batch.startIndex * vocab)
             }
-            tokens.append(contentsOf: ids[start..<end])
-            start = end
         }
-        if let last = logits.indices.last { lastLogits.withUnsafeMutableBufferPointer { out in
-            for i in 0..<vocab { out[i] = logits[last + 1 - vocab + i] }
-        } }
+        lastLogits.replaceSubrange(0..<vocab, with: logits[(logits.count - vocab)...])
         return logits
     }
 
     private func append(_ ids: ArraySlice<Int>) throws(RuntimeError) {
         try validate(ids)
+        try inBatches(ids) { batch, isLast in
+            lastLogits.withUnsafeMutableBufferPointer { out in
+                forward(batch, logitRows: isLast ? (batch.count - 1)..<batch.count : 0..<0, into: out.baseAddress!)
+            }
+        }
+    }
+
+    /// Runs `body` on each batch of at most `batchSize` of the (validated) `ids` in order (`isLast` for
+    /// the final one), recording each batch's tokens after it; stops between batches when the task is
+    /// cancelled.
+    private func inBatches(_ ids: ArraySlice<Int>, _ body: (_ batch: ArraySlice<Int>, _ isLast: Bool) -> Void) throws(RuntimeError) {
         var start = ids.startIndex
         while start < ids.endIndex {
             if Task.isCancelled { throw .cancelled }
             let end = min(ids.endIndex, start + batchSize)
-            let count = end - start
-            let isLast = end == ids.endIndex
-            lastLogits.withUnsafeMutableBufferPointer { out in
-                forward(ids[start..<end], logitRows: isLast ? (count - 1)..<count : 0..<0, into: out.baseAddress!)
-            }
+            body(ids[start..<end], end == ids.endIndex)
             tokens.append(contentsOf: ids[start..<end])
             start = end
         }

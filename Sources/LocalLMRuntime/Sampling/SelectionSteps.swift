@@ -56,7 +56,7 @@ public struct RandomStep: SamplerStep {
 }
 
 /// SplitMix64: small, fast, and the same on every platform (unlike the system generator).
-struct SplitMix64 {
+struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
 
