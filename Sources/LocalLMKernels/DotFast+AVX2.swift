@@ -37,11 +37,12 @@ package enum DotAVX2 {
         return _mm256_set_m128i(high, low)
     }
 
+    /// ggml's hsum_float_8 order: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).
     @inline(__always)
     static func horizontalSum(_ v: __m256) -> Float {
         var t = (Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0))
         withUnsafeMutableBytes(of: &t) { _mm256_storeu_ps($0.baseAddress!.assumingMemoryBound(to: Float.self), v) }
-        return ((t.0 + t.1) + (t.2 + t.3)) + ((t.4 + t.5) + (t.6 + t.7))
+        return ((t.0 + t.4) + (t.2 + t.6)) + ((t.1 + t.5) + (t.3 + t.7))
     }
 
     @inline(__always)

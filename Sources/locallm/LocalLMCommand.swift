@@ -13,6 +13,7 @@ struct LocalLMCommand: AsyncParsableCommand {
             TemplateCommand.self,
             GenerateCommand.self,
             LogitsCommand.self,
+            TraceCommand.self,
             BenchCommand.self,
             RunCommand.self,
             ChatCommand.self,

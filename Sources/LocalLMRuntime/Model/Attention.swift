@@ -58,7 +58,7 @@ enum Attention {
         queries: UnsafePointer<Float>, queryStride: Int, rows: Int, rowsPerPosition: Int = 1, start: Int,
         cache: LayerCache, kvHead: Int,
         keyLength: Int, valueLength: Int, window: Int, scale: Float, workspace w: Workspace,
-        out: UnsafeMutablePointer<Float>, outStride: Int
+        out: UnsafeMutablePointer<Float>, outStride: Int, exact: Bool = false
     ) {
         guard rows > 0 else { return }
         func lower(_ position: Int) -> Int { window == Int.max ? 0 : max(0, position - window + 1) }
@@ -76,16 +76,36 @@ enum Attention {
             prepareQuery(queries + r * queryStride, into: w.queries + r * keyLength, count: keyLength, toHalf: f16)
         }
 
-        Kernels.gemmTransposedB(m: rows, n: span, k: keyLength, w.queries, lda: keyLength, k, ldb: ldk,
-                                w.scores, ldc: span)
+        if exact {
+            // tinyBLAS's order, as ggml multiplies batches (one 8-lane accumulator per product).
+            for r in 0..<rows {
+                let position = start + r / rowsPerPosition
+                let q = UnsafePointer(w.queries + r * keyLength), row = w.scores + r * span
+                for j in (lower(position) - first)...(position - first) {
+                    row[j] = keyLength % 8 == 0 ? GGMLOrder.dotTiled(k + j * ldk, q, count: keyLength)
+                        : GGMLOrder.dotVec(k + j * ldk, q, count: keyLength)
+                }
+            }
+        } else {
+            Kernels.gemmTransposedB(m: rows, n: span, k: keyLength, w.queries, lda: keyLength, k, ldb: ldk,
+                                    w.scores, ldc: span)
+        }
 
         for r in 0..<rows {
             let position = start + r / rowsPerPosition
             softmax(w.scores + r * span, span: span, from: lower(position) - first, to: position - first,
-                    scale: scale, roundToHalf: f16)
+                    firstCell: first, scale: scale, roundToHalf: f16)
         }
 
-        Kernels.gemm(m: rows, n: valueLength, k: span, w.scores, lda: span, v, ldb: ldv, out, ldc: outStride)
+        if exact {
+            for r in 0..<rows {
+                let position = start + r / rowsPerPosition
+                weightedValues(UnsafePointer(w.scores + r * span), positions: (lower(position) - first)..<(position - first + 1),
+                               firstCell: first, values: v, ldv: ldv, columns: 0..<valueLength, lanes: 8, out: out + r * outStride)
+            }
+        } else {
+            Kernels.gemm(m: rows, n: valueLength, k: span, w.scores, lda: span, v, ldb: ldv, out, ldc: outStride)
+        }
     }
 
     /// `count` query values as the products use them: rounded to F16 against an F16 cache (ggml
@@ -139,21 +159,32 @@ enum Attention {
                 cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength, cache.valueStride)
     }
 
-    /// Scales a row of scores and turns its visible columns `from...to` into softmax weights (the sum in
-    /// Double, as ggml), zeroing the others; the weights are rounded to F16 against an F16 cache.
+    /// Scales a row of scores and turns its visible columns `from...to` into softmax weights, zeroing
+    /// the others; the weights are rounded to F16 against an F16 cache.
+    ///
+    /// As ggml_compute_forward_soft_max_f32: the exponentials are ggml_v_expf's (``GGMLOrder/exp(_:)``),
+    /// summed in groups of 8 cache cells (cell `firstCell + j` is column j; hidden cells count as 0)
+    /// with ``GGMLOrder/sum8(_:)``, the groups in Double; the weights are e · Float(1 / sum).
     @inline(__always)
-    static func softmax(_ row: UnsafeMutablePointer<Float>, span: Int, from: Int, to: Int, scale: Float, roundToHalf: Bool) {
+    static func softmax(_ row: UnsafeMutablePointer<Float>, span: Int, from: Int, to: Int, firstCell: Int = 0,
+                        scale: Float, roundToHalf: Bool) {
         var maxScore = -Float.infinity
         for j in from...to {
             let s = row[j] * scale
             row[j] = s
             maxScore = max(maxScore, s)
         }
+        for j in from...to { row[j] = GGMLOrder.exp(row[j] - maxScore) }
         var sum: Double = 0
-        for j in from...to {
-            let e = expf(row[j] - maxScore)
-            row[j] = e
-            sum += Double(e)
+        var cell = (firstCell + from) / 8 * 8
+        while cell <= firstCell + to {
+            var group = SIMD8<Float>()
+            for lane in 0..<8 {
+                let j = cell + lane - firstCell
+                if j >= from && j <= to { group[lane] = row[j] }
+            }
+            sum += Double(GGMLOrder.sum8(group))
+            cell += 8
         }
         let inverse = Float(1 / sum)
         for j in 0..<from { row[j] = 0 }
@@ -162,6 +193,51 @@ enum Attention {
             row[j] = roundToHalf ? roundedToHalf(p) : p
         }
         for j in (to + 1)..<span { row[j] = 0 }
+    }
+
+    /// out[c] = Σ_j weights[j] · values[j·ldv + c] for c in `columns`, over `positions`, summed as ggml's
+    /// products sum: each output's terms go to `lanes` partial sums by cache cell (`firstCell + j`)
+    /// modulo `lanes`, accumulated with FMA in position order. 32 lanes and ``GGMLOrder/reduce4x8`` is
+    /// ggml_vec_dot_f16 (one query: decode); 8 lanes and ``GGMLOrder/sum8(_:)`` is tinyBLAS (batches).
+    /// Hidden positions have weight 0 and add nothing, so only `positions` are visited.
+    static func weightedValues(
+        _ weights: UnsafePointer<Float>, positions: Range<Int>, firstCell: Int, values: UnsafePointer<Float>, ldv: Int,
+        columns: Range<Int>, lanes: Int, out: UnsafeMutablePointer<Float>
+    ) {
+        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 32) { partial in
+            var c = columns.lowerBound
+            while c < columns.upperBound {
+                let width = min(8, columns.upperBound - c)
+                for i in 0..<lanes { partial[i] = SIMD8<Float>() }
+                for j in positions {
+                    let p = weights[j]
+                    let row = values + j * ldv + c
+                    var v = SIMD8<Float>()
+                    if width == 8 {
+                        v = UnsafeRawPointer(row).loadUnaligned(as: SIMD8<Float>.self)
+                    } else {
+                        for i in 0..<width { v[i] = row[i] }
+                    }
+                    let slot = (firstCell + j) % lanes
+                    partial[slot] = partial[slot].addingProduct(v, SIMD8<Float>(repeating: p))
+                }
+                for i in 0..<width {
+                    if lanes == 32 {
+                        var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
+                        for l in 0..<8 {
+                            a0[l] = partial[l][i]; a1[l] = partial[8 + l][i]
+                            a2[l] = partial[16 + l][i]; a3[l] = partial[24 + l][i]
+                        }
+                        out[c + i] = GGMLOrder.reduce4x8(a0, a1, a2, a3)
+                    } else {
+                        var a0 = SIMD8<Float>()
+                        for l in 0..<8 { a0[l] = partial[l][i] }
+                        out[c + i] = GGMLOrder.sum8(a0)
+                    }
+                }
+                c += width
+            }
+        }
     }
 
     /// Decode attention (one position) of every head, with the work split over the pool by positions,
@@ -199,14 +275,16 @@ enum Attention {
             for g in 0..<kvHeads {
                 let (k, ldk, _, _) = panels(cache, first: first, kvHead: g, slot: g, panelRows: contextSize,
                                             keyLength: keyLength, valueLength: valueLength, workspace: w)
-                Kernels.gemmTransposedB(m: group, n: j1 - j0, k: keyLength, w.queries + g * group * keyLength, lda: keyLength,
-                                        k + j0 * ldk, ldb: ldk, w.scores + g * group * span + j0, ldc: span)
+                for h in (g * group)..<((g + 1) * group) {
+                    let q = UnsafePointer(w.queries + h * keyLength), row = w.scores + h * span
+                    for j in j0..<j1 { row[j] = GGMLOrder.dotVec(k + j * ldk, q, count: keyLength) }
+                }
             }
         }
         pool.run(parts: min(threads, heads)) { part, parts in
             let (h0, h1) = Kernels.evenSplit(heads, parts: parts, part: part)
             for h in h0..<h1 {
-                softmax(w.scores + h * span, span: span, from: 0, to: span - 1, scale: scale, roundToHalf: f16)
+                softmax(w.scores + h * span, span: span, from: 0, to: span - 1, firstCell: first, scale: scale, roundToHalf: f16)
             }
         }
         let chunks = max(1, min(threads, valueLength / 16))
@@ -216,8 +294,10 @@ enum Attention {
             guard c1 > c0 else { return }
             let (_, _, v, ldv) = panels(cache, first: first, kvHead: g, slot: g, panelRows: contextSize,
                                         keyLength: keyLength, valueLength: valueLength, workspace: w)
-            Kernels.gemm(m: group, n: c1 - c0, k: span, w.scores + g * group * span, lda: span, v + c0, ldb: ldv,
-                         out + g * group * valueLength + c0, ldc: valueLength)
+            for h in (g * group)..<((g + 1) * group) {
+                weightedValues(UnsafePointer(w.scores + h * span), positions: 0..<span, firstCell: first, values: v, ldv: ldv,
+                               columns: c0..<c1, lanes: 32, out: out + h * valueLength)
+            }
         }
     }
 }

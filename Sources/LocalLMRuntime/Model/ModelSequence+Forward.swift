@@ -17,7 +17,16 @@ extension ModelSequence {
         let vWidth = c.kvHeadCount * c.valueLength
         let ff = c.feedForwardLength
 
+        let exact = n > 1 && batchArithmetic == .llamaCpp
         func multiply(_ m: Linear, _ input: UnsafePointer<Float>, rows: Int, _ output: UnsafeMutablePointer<Float>) {
+            if exact {
+                // As ggml multiplies a batch by these weights: each row through the quantized dot products.
+                for t in 0..<rows {
+                    Kernels.matvec(m.matrix, input + t * m.matrix.columns, output + t * m.matrix.rows,
+                                   pool: model.pool, scratch: s.kernel)
+                }
+                return
+            }
             MatrixProduct.multiply(m, input, rows: rows, into: output, rounded: s.rounded, correction: s.correction,
                                    pool: model.pool, scratch: s.kernel)
         }
@@ -28,6 +37,7 @@ extension ModelSequence {
             Kernels.dequantizeRow(w.tokenEmbedding, row: id, into: row)
             if let scale = c.embeddingScale { for i in 0..<width { row[i] *= scale } }
         }
+        trace("inp_scaled", s.x, rows: n, width: width)
 
         for (l, layer) in w.layers.enumerated() {
             let sliding = c.isSliding(l)
@@ -38,6 +48,7 @@ extension ModelSequence {
                                             epsilon: c.rmsEpsilon, into: s.normed + t * width)
                 }
             }
+            trace("attn_norm-\(l)", s.normed, rows: n, width: width)
             if n == 1 {
                 // Decode: the three projections of one row in one pool call.
                 Kernels.matvec(layer.query.matrix, s.q, layer.key.matrix, s.k, layer.value.matrix, s.v,
@@ -69,12 +80,17 @@ extension ModelSequence {
                 }
             }
             if let qs = c.queryScale { for i in 0..<(n * qWidth) { s.q[i] *= qs } }
+            trace("Qcur-\(l)", s.q, rows: n, width: qWidth)
+            trace("Kcur-\(l)", s.k, rows: n, width: kWidth)
+            trace("Vcur-\(l)", s.v, rows: n, width: vWidth)
             for t in 0..<n {
                 cache.store(layer: l, position: start + t, key: s.k + t * kWidth, value: s.v + t * vWidth)
             }
             attend(layer: l, tokens: n, start: start, sliding: sliding)
+            trace("kqv_out-\(l)", s.attention, rows: n, width: c.headCount * c.valueLength)
             multiply(layer.attentionOutput, s.attention, rows: n, s.projected)
             if let g = layer.attentionPostNorm { normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon) }
+            trace("attn_out-\(l)", s.projected, rows: n, width: width)
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
 
             // Feed-forward block.
@@ -84,23 +100,29 @@ extension ModelSequence {
                                             epsilon: c.rmsEpsilon, into: s.normed + t * width)
                 }
             }
+            trace("ffn_norm-\(l)", s.normed, rows: n, width: width)
             if n == 1 {
                 Kernels.matvec(layer.gate.matrix, s.gate, layer.up.matrix, s.up, x: s.normed, pool: model.pool, scratch: s.kernel)
             } else {
                 multiply(layer.gate, s.normed, rows: n, s.gate)
                 multiply(layer.up, s.normed, rows: n, s.up)
             }
+            trace("ffn_gate-\(l)", s.gate, rows: n, width: ff)
+            trace("ffn_up-\(l)", s.up, rows: n, width: ff)
             switch c.activation {
             case .silu:
-                TransformerMath.swiglu(gate: s.gate, up: s.up, count: n * ff, into: s.gate)
+                TransformerMath.swiglu(gate: s.gate, up: s.up, rows: n, width: ff, into: s.gate)
             case .geluTanh:
                 TransformerMath.geluTable.withUnsafeBufferPointer { table in
                     TransformerMath.geglu(gate: s.gate, up: s.up, count: n * ff, table: table.baseAddress!, into: s.gate)
                 }
             }
             multiply(layer.down, s.gate, rows: n, s.projected)
+            trace(c.activation == .silu ? "ffn_swiglu-\(l)" : "ffn_geglu-\(l)", s.gate, rows: n, width: ff)
             if let g = layer.ffnPostNorm { normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon) }
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
+            trace("ffn_out-\(l)", s.projected, rows: n, width: width)
+            trace("l_out-\(l)", s.x, rows: n, width: width)
         }
         cache.commit(n)
 
@@ -112,13 +134,19 @@ extension ModelSequence {
                                         epsilon: c.rmsEpsilon, into: s.normed + r * width)
             }
         }
+        trace("result_norm", s.normed, rows: logitRows.count, width: width)
         var done = 0
         while done < logitRows.count {
             let rows = min(logitRows.count - done, ForwardScratch.logitChunk)
-            MatrixProduct.multiply(w.output, s.normed + done * width, rows: rows, into: logits + done * c.vocabularySize,
-                                   rounded: s.rounded, correction: s.correction, pool: model.pool, scratch: s.kernel)
+            multiply(w.output, s.normed + done * width, rows: rows, logits + done * c.vocabularySize)
             done += rows
         }
+    }
+
+    @inline(__always)
+    private func trace(_ name: @autoclosure () -> String, _ p: UnsafePointer<Float>, rows: Int, width: Int) {
+        guard let tracer, rows > 0 else { return }
+        tracer(name(), UnsafeBufferPointer(start: p + (rows - 1) * width, count: width))
     }
 
     private func addBias(_ bias: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int) {
@@ -180,7 +208,8 @@ extension ModelSequence {
                     queries: s.q + first * qWidth + h * c.keyLength, queryStride: qWidth, rows: rows,
                     start: start + first, cache: layerCache, kvHead: h / group, keyLength: c.keyLength,
                     valueLength: c.valueLength, window: window, scale: c.attentionScale, workspace: workspace,
-                    out: s.attention + first * aWidth + h * c.valueLength, outStride: aWidth)
+                    out: s.attention + first * aWidth + h * c.valueLength, outStride: aWidth,
+                    exact: batchArithmetic == .llamaCpp)
                 job += parts
             }
         }

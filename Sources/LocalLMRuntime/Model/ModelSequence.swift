@@ -1,5 +1,18 @@
 import LocalLMKernels
 
+/// How a forward pass over several tokens (prefill) computes. One token at a time (decode) always uses
+/// the quantized kernels in ggml's order of operations.
+public enum BatchArithmetic: Sendable, Equatable {
+    /// Matrix products as sgemm on dequantized weight panels (the activations rounded as ggml rounds
+    /// them) and attention as sgemm: the fastest prefill. Logits agree with llama.cpp's to within its
+    /// own batch-versus-single noise, not bit for bit.
+    case fast
+    /// llama.cpp's order of operations for batches: every row through the quantized kernels (as ggml
+    /// multiplies batches with these weight types) and attention summed as tinyBLAS sums it. Slower
+    /// prefill; for reproducing llama.cpp's output token for token.
+    case llamaCpp
+}
+
 /// One sequence being evaluated on a ``TransformerModel``: its KV cache, its scratch buffers and
 /// the tokens it has seen. Not shared between tasks; make one per conversation.
 public final class ModelSequence {
@@ -9,19 +22,28 @@ public final class ModelSequence {
     public private(set) var tokens: [Int] = []
     /// Tokens evaluated per forward pass at most (``maximumBatchSize`` at most); longer inputs are split.
     public let batchSize: Int
+    /// How passes of several tokens compute.
+    public let batchArithmetic: BatchArithmetic
     /// The largest forward pass, in tokens. The scratch of a pass grows with it (about 40 KB per token for
     /// SmolLM2), while prefill speed does not: 256-token passes measured as fast as 512-token ones on both
     /// test models (`locallm bench --batch-size`), as sgemm is already efficient at 256 rows.
     public static let maximumBatchSize = 256
     let scratch: ForwardScratch
+    /// Called during each forward pass with the last token's row of the intermediate tensors, named as
+    /// llama.cpp names them in its graph (`attn_norm-3`, `kqv_out-3`, `l_out-3`, `result_norm`, …), so a
+    /// fidelity investigation can compare them with llama.cpp's (`scripts/fidelity/compare_trace.py`).
+    /// For debugging: leave it nil otherwise.
+    public var tracer: ((_ name: String, _ row: UnsafeBufferPointer<Float>) -> Void)?
     /// The one-element input of ``append(_:)-(Int)``, reused.
     private var single: [Int] = [0]
 
-    init(model: TransformerModel, contextSize: Int, cacheType: KVCacheType, batchSize: Int) throws(RuntimeError) {
+    init(model: TransformerModel, contextSize: Int, cacheType: KVCacheType, batchSize: Int,
+         batchArithmetic: BatchArithmetic = .fast) throws(RuntimeError) {
         guard batchSize > 0, batchSize <= 1 << 16 else { throw .invalidOption("batch size \(batchSize) is not in 1...65536") }
         let c = model.configuration
         self.model = model
         self.batchSize = min(batchSize, Self.maximumBatchSize)
+        self.batchArithmetic = batchArithmetic
         cache = try KVCache(type: cacheType, contextSize: contextSize, layerCount: c.layerCount,
                             keyWidth: c.kvHeadCount * c.keyLength, valueWidth: c.kvHeadCount * c.valueLength)
         lastLogits = [Float](repeating: 0, count: c.vocabularySize)
@@ -117,7 +139,7 @@ public final class ModelSequence {
     /// A new sequence on the same model whose cache holds this one's first `length` tokens.
     public func copyPrefix(_ length: Int, contextSize: Int? = nil) throws(RuntimeError) -> ModelSequence {
         let copy = try ModelSequence(model: model, contextSize: contextSize ?? cache.contextSize,
-                                     cacheType: cache.type, batchSize: batchSize)
+                                     cacheType: cache.type, batchSize: batchSize, batchArithmetic: batchArithmetic)
         copy.cache = try cache.copyPrefix(length, contextSize: contextSize ?? cache.contextSize)
         copy.tokens = Array(tokens.prefix(length))
         return copy

@@ -1,4 +1,5 @@
 import Foundation
+import LocalLMKernels
 
 /// The element-wise pieces of the forward pass, computed as ggml's CPU backend computes them
 /// (RMSNorm sum in double, RoPE angles by repeated multiplication in float, GELU through an F16 table).
@@ -16,6 +17,8 @@ enum TransformerMath {
     }
 
     /// Rotates one head in place. `cosSin` holds (cos, sin) per pair, `dimensions` values in all.
+    /// As ggml's rope (compiled with FP contraction): x0·cos − x1·sin is fma(x0, cos, −(x1·sin)) and
+    /// x0·sin + x1·cos is fma(x0, sin, x1·cos).
     @inline(__always)
     static func rope(_ head: UnsafeMutablePointer<Float>, cosSin: UnsafePointer<Float>, dimensions: Int,
                      pairing: TransformerConfiguration.RoPEPairing) {
@@ -25,8 +28,8 @@ enum TransformerMath {
             while i < dimensions {
                 let c = cosSin[i], s = cosSin[i + 1]
                 let x0 = head[i], x1 = head[i + 1]
-                head[i] = x0 * c - x1 * s
-                head[i + 1] = x0 * s + x1 * c
+                head[i] = (-(x1 * s)).addingProduct(x0, c)
+                head[i + 1] = (x1 * c).addingProduct(x0, s)
                 i += 2
             }
         case .neox:
@@ -34,8 +37,8 @@ enum TransformerMath {
             for i in 0..<half {
                 let c = cosSin[2 * i], s = cosSin[2 * i + 1]
                 let x0 = head[i], x1 = head[i + half]
-                head[i] = x0 * c - x1 * s
-                head[i + half] = x0 * s + x1 * c
+                head[i] = (-(x1 * s)).addingProduct(x0, c)
+                head[i + half] = (x1 * c).addingProduct(x0, s)
             }
         }
     }
@@ -82,13 +85,19 @@ enum TransformerMath {
         }
     }
 
-    /// y = silu(gate) · up, as ggml_vec_swiglu_f32.
+    /// y = silu(gate) · up for `rows` rows of `width`, as ggml_vec_swiglu_f32 computes each row: whole
+    /// groups of 8 through ggml_v_silu (``GGMLOrder/silu(_:)``), the rest with libm's expf.
     @inline(__always)
-    static func swiglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, count: Int,
+    static func swiglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, rows: Int, width: Int,
                        into y: UnsafeMutablePointer<Float>) {
-        for i in 0..<count {
-            let x = gate[i]
-            y[i] = x / (1 + expf(-x)) * up[i]
+        let vectorized = width / 8 * 8
+        for r in 0..<rows {
+            let g = gate + r * width, u = up + r * width, out = y + r * width
+            for i in 0..<vectorized { out[i] = GGMLOrder.silu(g[i]) * u[i] }
+            for i in vectorized..<width {
+                let x = g[i]
+                out[i] = x / (1 + expf(-x)) * u[i]
+            }
         }
     }
 }

@@ -36,8 +36,10 @@ public final class TransformerModel: Sendable {
 
     /// A new sequence with an empty cache of `contextSize` positions.
     public func makeSequence(contextSize: Int = 4096, cacheType: KVCacheType = .f16,
-                             batchSize: Int = ModelSequence.maximumBatchSize) throws(RuntimeError) -> ModelSequence {
-        try ModelSequence(model: self, contextSize: contextSize, cacheType: cacheType, batchSize: batchSize)
+                             batchSize: Int = ModelSequence.maximumBatchSize,
+                             batchArithmetic: BatchArithmetic = .fast) throws(RuntimeError) -> ModelSequence {
+        try ModelSequence(model: self, contextSize: contextSize, cacheType: cacheType, batchSize: batchSize,
+                          batchArithmetic: batchArithmetic)
     }
 
     /// Bytes of all the weights (what decoding streams per token, plus the embeddings).
