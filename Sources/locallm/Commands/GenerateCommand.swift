@@ -19,7 +19,10 @@ struct GenerateCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Path to a GGUF model.") var model: String
-    @Option(help: "The prompt.") var prompt: String
+    @Option(help: "The prompt.") var prompt: String?
+    @Option(help: "Comma-separated prompt token ids, used as they are, instead of --prompt.") var ids: String?
+    @Flag(help: "Evaluate the prompt in llama.cpp's order of operations, for output identical to llama.cpp's (slower prefill).")
+    var llamaCppArithmetic = false
     @Option(help: "Tokens to generate at most.") var maxTokens: Int = 256
     @Option(help: "Sampling temperature; 0 is greedy.") var temperature: Float = 0.8
     @Option(help: "Keep the k most likely tokens (0: all).") var topK: Int = 40
@@ -41,6 +44,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Constrain the output to a whole match of this regular expression.") var regex: String?
 
     func validate() throws {
+        if (prompt == nil) == (ids == nil) { throw ValidationError("give one of --prompt and --ids") }
         if [jsonSchema, grammar, regex].compactMap({ $0 }).count > 1 {
             throw ValidationError("give at most one of --json-schema, --grammar and --regex")
         }
@@ -51,9 +55,16 @@ struct GenerateCommand: AsyncParsableCommand {
         let constraint = try GrammarSource(jsonSchema: jsonSchema, gbnf: grammar, root: grammarRoot, regex: regex)?.compile()
         let loaded = try ModelLoading.load(model, threads: threads)
         let tokenizer = try loaded.makeTokenizer()
-        let ids = raw ? ModelLoading.rawIds(prompt, tokenizer: tokenizer)
-            : try ModelLoading.chatIds(prompt, model: loaded, tokenizer: tokenizer)
-        let sequence = try loaded.makeSequence(contextSize: min(contextSize, max(ids.count + maxTokens, 1)))
+        let ids: [Int]
+        if let list = self.ids {
+            ids = try ModelLoading.parseIds(list)
+        } else {
+            let text = prompt ?? ""
+            ids = raw ? ModelLoading.rawIds(text, tokenizer: tokenizer)
+                : try ModelLoading.chatIds(text, model: loaded, tokenizer: tokenizer)
+        }
+        let sequence = try loaded.makeSequence(contextSize: min(contextSize, max(ids.count + maxTokens, 1)),
+                                               batchArithmetic: llamaCppArithmetic ? .llamaCpp : .fast)
         var options = SamplingOptions()
         options.temperature = temperature
         options.topK = topK
