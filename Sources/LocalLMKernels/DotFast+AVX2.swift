@@ -110,15 +110,18 @@ package enum DotAVX2 {
     }
 
     /// Q4_K: 8 sub-blocks of 32 with 6-bit scales; the min term goes through the activation's bsums.
+    /// In ggml's order: per block, the 8 int32 lanes (scaled sub-block sums) are FMAed with d into an
+    /// 8-lane accumulator, and the 4 min lanes (two sub-blocks each) with −dmin into a 4-lane one.
     @inline(__always)
     package static func q4_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var sum: Float = 0
+        var acc = _mm256_setzero_ps()
+        var minAcc = SIMD4<Float>()
         let mask = _mm256_set1_epi8(0x0F)
         for b in 0..<nb {
             let x = w + 144 * b
             let yq = a.qs + 256 * b, bs = a.bsums + 16 * b
             var isum = _mm256_setzero_si256()
-            var summs: Int32 = 0
+            var mins = SIMD4<Int32>()
             for chunk in 0..<4 {
                 let bytes = load32(x + 16 + 32 * chunk)
                 let low = _mm256_and_si256(bytes, mask)
@@ -128,12 +131,13 @@ package enum DotAVX2 {
                 let s0 = _mm256_mullo_epi32(unsignedDot(low, load32(yq + 64 * chunk)), _mm256_set1_epi32(Int32(sc0)))
                 let s1 = _mm256_mullo_epi32(unsignedDot(high, load32(yq + 64 * chunk + 32)), _mm256_set1_epi32(Int32(sc1)))
                 isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1))
-                summs &+= Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
+                mins[chunk] = Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
             }
             let yd = a.scales[b]
-            sum += (yd * loadHalf(x)) * Float(horizontalSumInt(isum)) - (yd * loadHalf(x, 2)) * Float(summs)
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * loadHalf(x)), _mm256_cvtepi32_ps(isum), acc)
+            minAcc = minAcc.addingProduct(SIMD4(repeating: -yd * loadHalf(x, 2)), SIMD4<Float>(mins))
         }
-        return sum
+        return horizontalSum(acc) + ((minAcc[0] + minAcc[2]) + (minAcc[1] + minAcc[3]))
     }
 
     /// The 32 bits of `bits` as 32 bytes: 0xFF where the bit is set, 0 elsewhere (element i ↔ bit i).
@@ -236,18 +240,26 @@ package enum DotAVX2 {
         return horizontalSum(acc) + minTerm
     }
 
-    /// Q6_K: 16 groups of 16 with int8 scales; q − 32 is handled as q·y − 32·Σy through the bsums.
+    /// Q6_K: 16 groups of 16 with int8 scales. In ggml's order: lane k of a block sums q·y·scale over
+    /// elements 4k…4k+3 of each 32, minus 32·(bsum·scale) of groups 2k and 2k+1; the 8 int32 lanes are
+    /// FMAed with d into an 8-lane accumulator. (Checked against llama.cpp's products; the per-element
+    /// (q − 32) form gives the same total but other lane values, so other roundings.)
     @inline(__always)
     package static func q6_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var sum: Float = 0
+        var acc = _mm256_setzero_ps()
         let mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30)
         for b in 0..<nb {
             let x = w + 210 * b
-            let yq = a.qs + 256 * b, bs = a.bsums + 16 * b
-            let sc = x.assumingMemoryBound(to: Int8.self) + 192
-            var isum: Int32 = 0
-            var offset: Int32 = 0
-            for g in 0..<16 { offset &+= Int32(sc[g]) &* bs[g] }
+            let yq = a.qs + 256 * b
+            let sc = x.assumingMemoryBound(to: Int8.self) + 192, bs = a.bsums + 16 * b
+            var offsets = (Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0))
+            withUnsafeMutableBytes(of: &offsets) { raw in
+                let o = raw.bindMemory(to: Int32.self)
+                for m in 0..<8 { o[m] = 32 &* (bs[2 * m] &* Int32(sc[2 * m]) &+ bs[2 * m + 1] &* Int32(sc[2 * m + 1])) }
+            }
+            var isum = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                        _mm256_setr_epi32(offsets.0, offsets.1, offsets.2, offsets.3,
+                                                          offsets.4, offsets.5, offsets.6, offsets.7))
             for half in 0..<2 {
                 let ql = x + 64 * half, qh = load32(x + 128 + 32 * half), y = yq + 128 * half
                 let l0 = load32(ql), l1 = load32(ql + 32)
@@ -257,24 +269,23 @@ package enum DotAVX2 {
                 let q1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2))
                 let q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2))
                 let q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4), _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2))
-                isum &+= q6Quarter(q0, y, sc + 8 * half)
-                isum &+= q6Quarter(q1, y + 32, sc + 8 * half + 2)
-                isum &+= q6Quarter(q2, y + 64, sc + 8 * half + 4)
-                isum &+= q6Quarter(q3, y + 96, sc + 8 * half + 6)
+                isum = _mm256_add_epi32(isum, _mm256_add_epi32(q6Quarter(q0, y, sc + 8 * half), q6Quarter(q1, y + 32, sc + 8 * half + 2)))
+                isum = _mm256_add_epi32(isum, _mm256_add_epi32(q6Quarter(q2, y + 64, sc + 8 * half + 4), q6Quarter(q3, y + 96, sc + 8 * half + 6)))
             }
-            sum += (loadHalf(x, 208) * a.scales[b]) * Float(isum &- 32 &* offset)
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(a.scales[b] * loadHalf(x, 208)), _mm256_cvtepi32_ps(isum), acc)
         }
-        return sum
+        return horizontalSum(acc)
     }
 
-    /// Σ q·y·scale over one quarter (32 values, two groups of 16 with scales g[0], g[1]).
+    /// q·y·scale over one quarter (32 values, two groups of 16 with scales g[0], g[1]) as 8 int32 lanes
+    /// of 4 products each.
     @inline(__always)
-    static func q6Quarter(_ q: __m256i, _ y: UnsafeRawPointer, _ g: UnsafePointer<Int8>) -> Int32 {
+    static func q6Quarter(_ q: __m256i, _ y: UnsafeRawPointer, _ g: UnsafePointer<Int8>) -> __m256i {
         // maddubs: 16 pair sums; int16 lanes 0…7 hold elements 0…15 (scale g[0]), lanes 8…15 the rest.
         let pairs = _mm256_maddubs_epi16(q, load32(y))
         let s0 = Int16(g[0]), s1 = Int16(g[1])
         let scales = _mm256_set_epi16(s1, s1, s1, s1, s1, s1, s1, s1, s0, s0, s0, s0, s0, s0, s0, s0)
-        return horizontalSumInt(_mm256_madd_epi16(pairs, scales))
+        return _mm256_madd_epi16(pairs, scales)
     }
 
     @inline(__always)

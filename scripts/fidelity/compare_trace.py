@@ -24,11 +24,12 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--all", action="store_true", help="print identical tensors too")
     ap.add_argument("--llama-cpp-arithmetic", action="store_true", help="pass it to locallm trace")
+    ap.add_argument("--no-repack", action="store_true", help="llama.cpp without weight repacking")
     a = ap.parse_args()
     ids = [int(x) for x in a.ids.split(",") if x]
     then = [int(x) for x in a.then.split(",") if x]
 
-    d = Dumper(a.model, n_ctx=max(256, len(ids) + len(then)), threads=a.threads)
+    d = Dumper(a.model, n_ctx=max(256, len(ids) + len(then)), threads=a.threads, repack=not a.no_repack)
     ctx = d.context(a.batch_size)
     for i in range(0, len(ids), a.batch_size):
         d.store.clear(); d.names.clear()

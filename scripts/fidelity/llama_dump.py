@@ -15,10 +15,12 @@ def tensor_info(p):
 def _quiet(level, text, ud): pass
 
 class Dumper:
-    def __init__(self, path, n_ctx=4096, threads=2):
+    def __init__(self, path, n_ctx=4096, threads=2, repack=True):
         L.llama_backend_init()
         L.llama_log_set(_quiet, ctypes.c_void_p(0))
-        self.model = L.llama_model_load_from_file(path.encode(), L.llama_model_default_params())
+        mp = L.llama_model_default_params()
+        mp.use_extra_bufts = repack  # False: no weight repacking (CPU_REPACK buffers)
+        self.model = L.llama_model_load_from_file(path.encode(), mp)
         self.store = {}
         self.names = []
         self.want = None

@@ -79,8 +79,8 @@ extension ModelSequence {
                                          dimensions: c.ropeDimensions, pairing: c.ropePairing)
                 }
             }
-            if let qs = c.queryScale { for i in 0..<(n * qWidth) { s.q[i] *= qs } }
             trace("Qcur-\(l)", s.q, rows: n, width: qWidth)
+            if let qs = c.queryScale { for i in 0..<(n * qWidth) { s.q[i] *= qs } }
             trace("Kcur-\(l)", s.k, rows: n, width: kWidth)
             trace("Vcur-\(l)", s.v, rows: n, width: vWidth)
             for t in 0..<n {
@@ -89,9 +89,14 @@ extension ModelSequence {
             attend(layer: l, tokens: n, start: start, sliding: sliding)
             trace("kqv_out-\(l)", s.attention, rows: n, width: c.headCount * c.valueLength)
             multiply(layer.attentionOutput, s.attention, rows: n, s.projected)
-            if let g = layer.attentionPostNorm { normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon) }
             trace("attn_out-\(l)", s.projected, rows: n, width: width)
+            if let g = layer.attentionPostNorm {
+                normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon)
+                trace("attn_post_norm-\(l)", s.projected, rows: n, width: width)
+            }
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
+            trace("ffn_inp-\(l)", s.x, rows: n, width: width)
+            trace("sa_out-\(l)", s.x, rows: n, width: width)
 
             // Feed-forward block.
             layer.ffnNorm.withUnsafeBufferPointer { g in
@@ -119,9 +124,12 @@ extension ModelSequence {
             }
             multiply(layer.down, s.gate, rows: n, s.projected)
             trace(c.activation == .silu ? "ffn_swiglu-\(l)" : "ffn_geglu-\(l)", s.gate, rows: n, width: ff)
-            if let g = layer.ffnPostNorm { normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon) }
-            for i in 0..<(n * width) { s.x[i] += s.projected[i] }
             trace("ffn_out-\(l)", s.projected, rows: n, width: width)
+            if let g = layer.ffnPostNorm {
+                normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon)
+                trace("ffn_post_norm-\(l)", s.projected, rows: n, width: width)
+            }
+            for i in 0..<(n * width) { s.x[i] += s.projected[i] }
             trace("l_out-\(l)", s.x, rows: n, width: width)
         }
         cache.commit(n)
