@@ -6,99 +6,135 @@
 //
 // `w`: one weight row (ggml blocks); `a`: the activation; `nb`: blocks in the row.
 
+import CLocalLMShims
+
 package enum DotFast {
+    /// ggml's float accumulation over a row of `nb` blocks: `fill(b, products, lanes)` writes block b's
+    /// 8 lane values (using `products`, 256 Int32 of scratch) and returns its scale; each lane is FMAed
+    /// with the scale into an 8-lane accumulator in block order (`locallm_fma_chain`: one exact fused
+    /// multiply-add per lane, in every build), and the lanes are summed as `GGMLOrder.sum8`.
+    @inline(__always)
+    static func accumulate(
+        _ nb: Int,
+        _ fill: (_ block: Int, _ products: UnsafeMutablePointer<Int32>, _ lanes: UnsafeMutablePointer<Float>) -> Float
+    ) -> Float {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 9 * nb + 8 + 256) { buffer -> Float in
+            guard let base = buffer.baseAddress else { return 0 }
+            let lanes = base, scales = base + 8 * nb, acc = base + 9 * nb
+            let products = UnsafeMutableRawPointer(base + 9 * nb + 8).bindMemory(to: Int32.self, capacity: 256)
+            for b in 0..<nb { scales[b] = fill(b, products, lanes + 8 * b) }
+            for i in 0..<8 { acc[i] = 0 }
+            locallm_fma_chain(lanes, scales, Int32(nb), 8, acc)
+            return GGMLOrder.sum8(UnsafeRawPointer(acc).loadUnaligned(as: SIMD8<Float>.self))
+        }
+    }
+
+    /// The 8 lanes of ggml's AVX2 int8 dots from per-element products `p[count]` (count a multiple of
+    /// 32): lane k sums elements 4k…4k+3 of every 32.
+    @inline(__always)
+    static func lanes(_ p: UnsafeMutablePointer<Int32>, count: Int, into out: UnsafeMutablePointer<Float>) {
+        var c = 32
+        while c < count {
+            for i in 0..<32 { p[i] &+= p[c + i] }
+            c += 32
+        }
+        for k in 0..<8 { out[k] = Float(p[4 * k] &+ p[4 * k + 1] &+ p[4 * k + 2] &+ p[4 * k + 3]) }
+    }
+
+    @inline(__always)
+    static func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+    }
+
     @inline(__always)
     static func i8(_ p: UnsafeRawPointer) -> UnsafePointer<Int8> { p.assumingMemoryBound(to: Int8.self) }
     @inline(__always)
     static func u8(_ p: UnsafeRawPointer) -> UnsafePointer<UInt8> { p.assumingMemoryBound(to: UInt8.self) }
 
-    /// The 8 lanes of ggml's AVX2 int8 dot of one 32-element block: lane k sums the products of
-    /// elements 4k…4k+3 (`value(e)` · y[e]).
-    @inline(__always)
-    static func lanes32(_ y: UnsafePointer<Int8>, _ value: (Int) -> Int32) -> SIMD8<Float> {
-        var lanes = SIMD8<Int32>()
-        for k in 0..<8 {
-            var s: Int32 = 0
-            for j in 0..<4 { s &+= value(4 * k + j) &* Int32(y[4 * k + j]) }
-            lanes[k] = s
-        }
-        return SIMD8<Float>(lanes)
-    }
-
     @inline(__always)
     package static func q8_0(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
-        for b in 0..<nb {
+        accumulate(nb) { b, p, lanes in
             let x = w + 34 * b
-            let xq = i8(x + 2)
-            let lanes = lanes32(UnsafePointer(a.qs + 32 * b)) { Int32(xq[$0]) }
-            acc = acc.addingProduct(lanes, SIMD8(repeating: loadHalf(x) * a.scales[b]))
+            let xq = i8(x + 2), y = a.qs + 32 * b
+            let p16 = UnsafeMutableRawPointer(p).bindMemory(to: Int16.self, capacity: 32)
+            for j in 0..<32 { p16[j] = Int16(xq[j]) &* Int16(y[j]) }
+            Self.lanes(p16, into: lanes)
+            _ = UnsafeMutableRawPointer(p).bindMemory(to: Int32.self, capacity: 256)
+            return loadHalf(x) * a.scales[b]
         }
-        return GGMLOrder.sum8(acc)
     }
 
-    /// Element e of a block's 4-bit values: low nibbles are elements 0…15, high nibbles 16…31.
+    /// The 8 lanes of one 32-element block from Int16 products (SSE2 multiplies 16-bit lanes; 32-bit
+    /// multiplies need SSE4.1, so a portable build keeps small products in 16 bits).
     @inline(__always)
-    static func nibble(_ q: UnsafePointer<UInt8>, _ e: Int) -> Int32 {
-        e < 16 ? Int32(q[e] & 0x0F) : Int32(q[e - 16] >> 4)
+    static func lanes(_ p: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<Float>) {
+        for k in 0..<8 {
+            out[k] = Float(Int32(p[4 * k]) &+ Int32(p[4 * k + 1]) &+ Int32(p[4 * k + 2]) &+ Int32(p[4 * k + 3]))
+        }
+    }
+
+    /// Block products (each within ±16384) of 4-bit values `q` (element j: low nibble of byte j; 16 + j:
+    /// its high nibble) plus `offset`, with the bits of `high` (bit e → 16) when given, into the
+    /// first 32 Int16 of `scratch`, then the 8 lanes.
+    @inline(__always)
+    static func nibbleLanes(_ q: UnsafePointer<UInt8>, high: UInt32?, offset: Int16, _ y: UnsafePointer<Int8>,
+                            _ scratch: UnsafeMutablePointer<Int32>, _ out: UnsafeMutablePointer<Float>) {
+        let p = UnsafeMutableRawPointer(scratch).bindMemory(to: Int16.self, capacity: 32)
+        if let high {
+            for j in 0..<16 {
+                let h0 = Int16(truncatingIfNeeded: (high >> UInt32(j)) & 1) << 4
+                let h1 = Int16(truncatingIfNeeded: (high >> UInt32(j + 16)) & 1) << 4
+                p[j] = ((Int16(q[j] & 0x0F) | h0) &+ offset) &* Int16(y[j])
+                p[j + 16] = ((Int16(q[j] >> 4) | h1) &+ offset) &* Int16(y[j + 16])
+            }
+        } else {
+            for j in 0..<16 {
+                p[j] = (Int16(q[j] & 0x0F) &+ offset) &* Int16(y[j])
+                p[j + 16] = (Int16(q[j] >> 4) &+ offset) &* Int16(y[j + 16])
+            }
+        }
+        lanes(p, into: out)
+        _ = UnsafeMutableRawPointer(scratch).bindMemory(to: Int32.self, capacity: 256)
     }
 
     @inline(__always)
     package static func q4_0(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
-        for b in 0..<nb {
+        accumulate(nb) { b, p, lanes in
             let x = w + 18 * b
-            let q = u8(x + 2)
-            let lanes = lanes32(UnsafePointer(a.qs + 32 * b)) { nibble(q, $0) &- 8 }
-            acc = acc.addingProduct(lanes, SIMD8(repeating: loadHalf(x) * a.scales[b]))
+            nibbleLanes(u8(x + 2), high: nil, offset: -8, a.qs + 32 * b, p, lanes)
+            return loadHalf(x) * a.scales[b]
         }
-        return GGMLOrder.sum8(acc)
     }
 
     @inline(__always)
     package static func q4_1(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
         var minTerm: Float = 0
-        for b in 0..<nb {
+        for b in 0..<nb { minTerm += loadHalf(w + 20 * b, 2) * a.sums[b] }
+        return accumulate(nb) { b, p, lanes in
             let x = w + 20 * b
-            let q = u8(x + 4)
-            let lanes = lanes32(UnsafePointer(a.qs + 32 * b)) { nibble(q, $0) }
-            acc = acc.addingProduct(lanes, SIMD8(repeating: loadHalf(x) * a.scales[b]))
-            minTerm += loadHalf(x, 2) * a.sums[b]
-        }
-        return GGMLOrder.sum8(acc) + minTerm
+            nibbleLanes(u8(x + 4), high: nil, offset: 0, a.qs + 32 * b, p, lanes)
+            return loadHalf(x) * a.scales[b]
+        } + minTerm
     }
 
     @inline(__always)
     package static func q5_0(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
-        for b in 0..<nb {
+        accumulate(nb) { b, p, lanes in
             let x = w + 22 * b
-            let qh = x.loadUnaligned(fromByteOffset: 2, as: UInt32.self)
-            let q = u8(x + 6)
-            let lanes = lanes32(UnsafePointer(a.qs + 32 * b)) { e in
-                (nibble(q, e) | (Int32(truncatingIfNeeded: (qh >> UInt32(e)) & 1) << 4)) &- 16
-            }
-            acc = acc.addingProduct(lanes, SIMD8(repeating: loadHalf(x) * a.scales[b]))
+            nibbleLanes(u8(x + 6), high: x.loadUnaligned(fromByteOffset: 2, as: UInt32.self), offset: -16, a.qs + 32 * b, p, lanes)
+            return loadHalf(x) * a.scales[b]
         }
-        return GGMLOrder.sum8(acc)
     }
 
     @inline(__always)
     package static func q5_1(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
         var minTerm: Float = 0
-        for b in 0..<nb {
+        for b in 0..<nb { minTerm += loadHalf(w + 24 * b, 2) * a.sums[b] }
+        return accumulate(nb) { b, p, lanes in
             let x = w + 24 * b
-            let qh = x.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-            let q = u8(x + 8)
-            let lanes = lanes32(UnsafePointer(a.qs + 32 * b)) { e in
-                nibble(q, e) | (Int32(truncatingIfNeeded: (qh >> UInt32(e)) & 1) << 4)
-            }
-            acc = acc.addingProduct(lanes, SIMD8(repeating: loadHalf(x) * a.scales[b]))
-            minTerm += loadHalf(x, 2) * a.sums[b]
-        }
-        return GGMLOrder.sum8(acc) + minTerm
+            nibbleLanes(u8(x + 8), high: x.loadUnaligned(fromByteOffset: 4, as: UInt32.self), offset: 0, a.qs + 32 * b, p, lanes)
+            return loadHalf(x) * a.scales[b]
+        } + minTerm
     }
 
     @inline(__always)
@@ -165,33 +201,28 @@ package enum DotFast {
     /// sub-blocks each) FMAed with −dmin.
     @inline(__always)
     package static func q4_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
         var minAcc = SIMD4<Float>()
-        for b in 0..<nb {
+        let main = accumulate(nb) { b, p, out in
             let x = w + 144 * b
             let yq = UnsafePointer(a.qs + 256 * b), bs = a.bsums + 16 * b
-            var lanes = SIMD8<Int32>()
             var mins = SIMD4<Int32>()
             for chunk in 0..<4 {
                 let q = u8(x + 16 + 32 * chunk), y0 = yq + 64 * chunk, y1 = y0 + 32
                 let (sc0, m0) = Dequantize.scaleMinK4(2 * chunk, x + 4)
                 let (sc1, m1) = Dequantize.scaleMinK4(2 * chunk + 1, x + 4)
-                for k in 0..<8 {
-                    var s0: Int32 = 0, s1: Int32 = 0
-                    for j in 0..<4 {
-                        let l = 4 * k + j
-                        s0 &+= Int32(q[l] & 0x0F) &* Int32(y0[l])
-                        s1 &+= Int32(q[l] >> 4) &* Int32(y1[l])
-                    }
-                    lanes[k] &+= Int32(sc0) &* s0 &+ Int32(sc1) &* s1
+                let s0 = Int32(sc0), s1 = Int32(sc1), p0 = p + 64 * chunk, p1 = p0 + 32
+                for l in 0..<32 {
+                    p0[l] = s0 &* (Int32(q[l] & 0x0F) &* Int32(y0[l]))
+                    p1[l] = s1 &* (Int32(q[l] >> 4) &* Int32(y1[l]))
                 }
                 mins[chunk] = Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
             }
+            Self.lanes(p, count: 256, into: out)
             let yd = a.scales[b]
-            acc = acc.addingProduct(SIMD8<Float>(lanes), SIMD8(repeating: yd * loadHalf(x)))
-            minAcc = minAcc.addingProduct(SIMD4<Float>(mins), SIMD4(repeating: -yd * loadHalf(x, 2)))
+            minAcc = GGMLOrder.fma(SIMD4<Float>(mins), SIMD4(repeating: -yd * loadHalf(x, 2)), minAcc)
+            return yd * loadHalf(x)
         }
-        return GGMLOrder.sum8(acc) + ((minAcc[0] + minAcc[2]) + (minAcc[1] + minAcc[3]))
+        return main + ((minAcc[0] + minAcc[2]) + (minAcc[1] + minAcc[3]))
     }
 
     @inline(__always)
@@ -227,33 +258,28 @@ package enum DotFast {
     /// are FMAed with d.
     @inline(__always)
     package static func q6_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var acc = SIMD8<Float>()
-        for b in 0..<nb {
+        accumulate(nb) { b, p, out in
             let x = w + 210 * b
             let yq = UnsafePointer(a.qs + 256 * b), bs = a.bsums + 16 * b
             let sc = i8(x + 192)
-            var lanes = SIMD8<Int32>()
-            for m in 0..<8 { lanes[m] = 0 &- 32 &* (bs[2 * m] &* Int32(sc[2 * m]) &+ bs[2 * m + 1] &* Int32(sc[2 * m + 1])) }
             for half in 0..<2 {
                 let ql = u8(x + 64 * half), qh = u8(x + 128 + 32 * half), y = yq + 128 * half
-                let g = sc + 8 * half
-                for k in 0..<8 {
-                    // Lanes 0…3 see elements 0…15 of each quarter (first scale), lanes 4…7 elements 16…31.
-                    let s = k < 4 ? 0 : 1
-                    var q0: Int32 = 0, q1: Int32 = 0, q2: Int32 = 0, q3: Int32 = 0
-                    for j in 0..<4 {
-                        let l = 4 * k + j, h = qh[l]
-                        q0 &+= Int32((ql[l] & 0x0F) | ((h & 3) << 4)) &* Int32(y[l])
-                        q1 &+= Int32((ql[l + 32] & 0x0F) | (((h >> 2) & 3) << 4)) &* Int32(y[l + 32])
-                        q2 &+= Int32((ql[l] >> 4) | (((h >> 4) & 3) << 4)) &* Int32(y[l + 64])
-                        q3 &+= Int32((ql[l + 32] >> 4) | (((h >> 6) & 3) << 4)) &* Int32(y[l + 96])
-                    }
-                    lanes[k] &+= Int32(g[s]) &* q0 &+ Int32(g[2 + s]) &* q1 &+ Int32(g[4 + s]) &* q2 &+ Int32(g[6 + s]) &* q3
+                let g = sc + 8 * half, ph = p + 128 * half
+                // Quarter t: elements 0…15 with scale g[2t], 16…31 with g[2t + 1].
+                for l in 0..<32 {
+                    let h = qh[l], s = l >> 4
+                    ph[l] = Int32(g[s]) &* (Int32((ql[l] & 0x0F) | ((h & 3) << 4)) &* Int32(y[l]))
+                    ph[l + 32] = Int32(g[2 + s]) &* (Int32((ql[l + 32] & 0x0F) | (((h >> 2) & 3) << 4)) &* Int32(y[l + 32]))
+                    ph[l + 64] = Int32(g[4 + s]) &* (Int32((ql[l] >> 4) | (((h >> 4) & 3) << 4)) &* Int32(y[l + 64]))
+                    ph[l + 96] = Int32(g[6 + s]) &* (Int32((ql[l + 32] >> 4) | (((h >> 6) & 3) << 4)) &* Int32(y[l + 96]))
                 }
             }
-            acc = acc.addingProduct(SIMD8<Float>(lanes), SIMD8(repeating: loadHalf(x, 208) * a.scales[b]))
+            Self.lanes(p, count: 256, into: out)
+            for m in 0..<8 {
+                out[m] -= Float(32 &* (bs[2 * m] &* Int32(sc[2 * m]) &+ bs[2 * m + 1] &* Int32(sc[2 * m + 1])))
+            }
+            return loadHalf(x, 208) * a.scales[b]
         }
-        return GGMLOrder.sum8(acc)
     }
 
     @inline(__always)

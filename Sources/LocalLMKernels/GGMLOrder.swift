@@ -7,9 +7,57 @@
 /// near tie. Each function below names the ggml routine whose order it reproduces; they were checked
 /// value by value against llama.cpp's intermediate tensors (`scripts/fidelity/compare_trace.py`).
 ///
-/// All of them are portable Swift: `addingProduct` is a fused multiply-add in every build (an
-/// instruction with a target CPU, a correctly rounded library call without).
+/// All of them are portable Swift. Fused multiply-adds go through ``fma(_:_:_:)-(SIMD8<Float>,_,_)``:
+/// the FMA instruction in native builds, an exact emulation in double precision otherwise.
 package enum GGMLOrder {
+    /// a·b + c rounded once, as an FMA instruction computes it. Native builds (`LOCALLM_NATIVE`, a
+    /// target CPU with FMA) use the instruction. Without a target CPU, `addingProduct` would be a
+    /// library call per lane (it made the portable decode 20× slower), so it is emulated: a·b is exact
+    /// in Double (24 + 24 bits), the sum is rounded to Double and then made "round to odd" (moved to
+    /// the odd neighbour in the direction of its rounding error, found by TwoSum), and a round-to-odd
+    /// value with ≥ 2 extra bits rounds to Float exactly as the unrounded sum would (Boldo–Melquiond).
+    @inline(__always)
+    package static func fma(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
+        #if LOCALLM_NATIVE
+        return c.addingProduct(a, b)
+        #else
+        let p = SIMD8<Double>(a) * SIMD8<Double>(b), cd = SIMD8<Double>(c)
+        let s = p + cd
+        let back = s - p
+        let error = (p - (s - back)) + (cd - back)
+        var bits = unsafeBitCast(s, to: SIMD8<UInt64>.self)
+        // Even last bit and inexact: step one ulp toward the error (away from zero when it has s's sign).
+        let finite = (s .== s) .& (s .!= .infinity) .& (s .!= -.infinity)
+        let inexactEven = (error .!= 0) .& ((bits & 1) .== 0) .& finite
+        let away = (error .> 0) .== (s .> 0)
+        let up = bits &+ 1, down = bits &- 1
+        bits = bits.replacing(with: up, where: inexactEven .& away)
+        bits = bits.replacing(with: down, where: inexactEven .& .!away)
+        return SIMD8<Float>(unsafeBitCast(bits, to: SIMD8<Double>.self))
+        #endif
+    }
+
+    @inline(__always)
+    package static func fma(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>) -> SIMD4<Float> {
+        let r = fma(SIMD8(lowHalf: a, highHalf: .zero), SIMD8(lowHalf: b, highHalf: .zero), SIMD8(lowHalf: c, highHalf: .zero))
+        return r.lowHalf
+    }
+
+    @inline(__always)
+    package static func fma(_ a: Float, _ b: Float, _ c: Float) -> Float {
+        #if LOCALLM_NATIVE
+        return c.addingProduct(a, b)
+        #else
+        let p = Double(a) * Double(b), cd = Double(c)
+        let s = p + cd
+        let back = s - p
+        let error = (p - (s - back)) + (cd - back)
+        guard error != 0, s.isFinite, s.bitPattern & 1 == 0 else { return Float(s) }
+        let away = (error > 0) == (s > 0)
+        return Float(Double(bitPattern: away ? s.bitPattern + 1 : s.bitPattern - 1))
+        #endif
+    }
+
     /// hsum_float_8: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).
     @inline(__always)
     package static func sum8(_ v: SIMD8<Float>) -> Float {
@@ -38,10 +86,10 @@ package enum GGMLOrder {
         var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
         var i = 0
         while i + 32 <= count {
-            a0 = a0.addingProduct(load8(x + i), load8(y + i))
-            a1 = a1.addingProduct(load8(x + i + 8), load8(y + i + 8))
-            a2 = a2.addingProduct(load8(x + i + 16), load8(y + i + 16))
-            a3 = a3.addingProduct(load8(x + i + 24), load8(y + i + 24))
+            a0 = fma(load8(x + i), load8(y + i), a0)
+            a1 = fma(load8(x + i + 8), load8(y + i + 8), a1)
+            a2 = fma(load8(x + i + 16), load8(y + i + 16), a2)
+            a3 = fma(load8(x + i + 24), load8(y + i + 24), a3)
             i += 32
         }
         var sum = Double(reduce4x8(a0, a1, a2, a3))
@@ -56,7 +104,7 @@ package enum GGMLOrder {
         var a = SIMD8<Float>()
         var i = 0
         while i + 8 <= count {
-            a = a.addingProduct(load8(x + i), load8(y + i))
+            a = fma(load8(x + i), load8(y + i), a)
             i += 8
         }
         return sum8(a)
@@ -69,22 +117,22 @@ package enum GGMLOrder {
     @inline(__always)
     package static func exp(_ x: Float) -> Float {
         let shifter: Float = 0x1.8p23
-        let z = shifter.addingProduct(x, 0x1.715476p+0)
+        let z = fma(x, 0x1.715476p+0, shifter)
         let n = z - shifter
-        let b = x.addingProduct(-n, 0x1.62e4p-1).addingProduct(-n, 0x1.7f7d1cp-20)
+        let b = fma(-n, 0x1.7f7d1cp-20, fma(-n, 0x1.62e4p-1, x))
         let e = z.bitPattern &<< 23
         let k = Float(bitPattern: e &+ Float(1).bitPattern)
         let u = b * b
-        let inner = Float(0x1.573e2ep-5).addingProduct(0x1.0e4020p-7, b)
-        let outer = Float(0x1.fffdb6p-2).addingProduct(0x1.555e66p-3, b)
-        let j = (0x1.ffffecp-1 * b).addingProduct(outer.addingProduct(inner, u), u)
+        let inner = fma(0x1.0e4020p-7, b, 0x1.573e2ep-5)
+        let outer = fma(0x1.555e66p-3, b, 0x1.fffdb6p-2)
+        let j = fma(fma(inner, u, outer), u, 0x1.ffffecp-1 * b)
         let magnitude = abs(n)
-        guard magnitude > 126 else { return k.addingProduct(j, k) }
+        guard magnitude > 126 else { return fma(j, k, k) }
         let g: UInt32 = n <= 0 ? 0x8200_0000 : 0
         let s1 = Float(bitPattern: g &+ 0x7F00_0000)
         let s2 = Float(bitPattern: e &- g)
         if magnitude > 192 { return s1 * s1 }
-        return s2.addingProduct(s2, j) * s1
+        return fma(s2, j, s2) * s1
     }
 
     /// ggml_v_silu: x / (1 + exp(0 − x)) with ``exp(_:)``.

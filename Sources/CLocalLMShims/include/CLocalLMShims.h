@@ -9,4 +9,11 @@ static inline __attribute__((always_inline)) void locallm_prefetch(const void *p
     __builtin_prefetch(p, 0, 3);
 }
 
+/// acc[i] = fma(lanes[b·width + i], scales[b], acc[i]) for each block b in order, i < width: the float
+/// accumulation of ggml's quantized dot products, fused multiply-adds rounded once as the FMA
+/// instruction rounds them. Uses the instruction when the CPU has it (checked once at run time), the C
+/// library's fmaf otherwise; either way the result is exact. For builds without a target CPU, where
+/// Swift would call fmaf per lane.
+void locallm_fma_chain(const float *lanes, const float *scales, int blocks, int width, float *acc);
+
 #endif

@@ -219,7 +219,7 @@ enum Attention {
                         for i in 0..<width { v[i] = row[i] }
                     }
                     let slot = (firstCell + j) % lanes
-                    partial[slot] = partial[slot].addingProduct(v, SIMD8<Float>(repeating: p))
+                    partial[slot] = GGMLOrder.fma(v, SIMD8<Float>(repeating: p), partial[slot])
                 }
                 for i in 0..<width {
                     if lanes == 32 {

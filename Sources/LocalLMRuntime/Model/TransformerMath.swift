@@ -28,8 +28,8 @@ enum TransformerMath {
             while i < dimensions {
                 let c = cosSin[i], s = cosSin[i + 1]
                 let x0 = head[i], x1 = head[i + 1]
-                head[i] = (-(x1 * s)).addingProduct(x0, c)
-                head[i + 1] = (x1 * c).addingProduct(x0, s)
+                head[i] = GGMLOrder.fma(x0, c, -(x1 * s))
+                head[i + 1] = GGMLOrder.fma(x0, s, x1 * c)
                 i += 2
             }
         case .neox:
@@ -37,8 +37,8 @@ enum TransformerMath {
             for i in 0..<half {
                 let c = cosSin[2 * i], s = cosSin[2 * i + 1]
                 let x0 = head[i], x1 = head[i + half]
-                head[i] = (-(x1 * s)).addingProduct(x0, c)
-                head[i + half] = (x1 * c).addingProduct(x0, s)
+                head[i] = GGMLOrder.fma(x0, c, -(x1 * s))
+                head[i + half] = GGMLOrder.fma(x0, s, x1 * c)
             }
         }
     }
