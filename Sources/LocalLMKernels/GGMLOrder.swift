@@ -21,6 +21,14 @@ package enum GGMLOrder {
         #if LOCALLM_NATIVE
         return c.addingProduct(a, b)
         #else
+        return emulatedFMA(a, b, c)
+        #endif
+    }
+
+    /// The double-precision, round-to-odd fused multiply-add of ``fma(_:_:_:)-(SIMD8<Float>,_,_)``
+    /// (compiled in every build so the tests can compare it with the instruction).
+    @inline(__always)
+    package static func emulatedFMA(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
         let p = SIMD8<Double>(a) * SIMD8<Double>(b), cd = SIMD8<Double>(c)
         let s = p + cd
         let back = s - p
@@ -34,7 +42,6 @@ package enum GGMLOrder {
         bits = bits.replacing(with: up, where: inexactEven .& away)
         bits = bits.replacing(with: down, where: inexactEven .& .!away)
         return SIMD8<Float>(unsafeBitCast(bits, to: SIMD8<Double>.self))
-        #endif
     }
 
     @inline(__always)
@@ -48,6 +55,12 @@ package enum GGMLOrder {
         #if LOCALLM_NATIVE
         return c.addingProduct(a, b)
         #else
+        return emulatedFMA(a, b, c)
+        #endif
+    }
+
+    @inline(__always)
+    package static func emulatedFMA(_ a: Float, _ b: Float, _ c: Float) -> Float {
         let p = Double(a) * Double(b), cd = Double(c)
         let s = p + cd
         let back = s - p
@@ -55,7 +68,6 @@ package enum GGMLOrder {
         guard error != 0, s.isFinite, s.bitPattern & 1 == 0 else { return Float(s) }
         let away = (error > 0) == (s > 0)
         return Float(Double(bitPattern: away ? s.bitPattern + 1 : s.bitPattern - 1))
-        #endif
     }
 
     /// hsum_float_8: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).

@@ -45,6 +45,33 @@ import Testing
         #expect(agreement.klSum / Double(agreement.positions) < 0.01)
     }
 
+    /// With ``BatchArithmetic/llamaCpp``, SmolLM2's logits are llama.cpp's bit for bit: every top-16
+    /// logit at every position of every prompt, evaluated in one batch as llama.cpp evaluated them.
+    /// (SmolLM2's Q4_1 and Q8_0 weights are not repacked by llama.cpp, so its goldens come from the
+    /// plain ggml kernels whose order of operations LocalLM reproduces; see Docs/fidelity.md.)
+    @Test func llamaCppArithmeticGivesIdenticalLogits() throws {
+        let golden = try RuntimeGoldens.load("smollm2")
+        let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL("smollm2"))
+        let vocab = golden.n_vocab
+        var compared = 0
+        var different: [String] = []
+        for (index, testCase) in golden.cases.enumerated() {
+            let sequence = try model.makeSequence(contextSize: 256, batchArithmetic: .llamaCpp)
+            let logits = try sequence.evaluate(testCase.ids, allPositions: true)
+            for (p, position) in testCase.positions.enumerated() {
+                for entry in position.top {
+                    let id = Int(entry[0])
+                    compared += 1
+                    if logits[p * vocab + id] != Float(entry[1]) {
+                        different.append("prompt \(index) position \(p) token \(id): \(logits[p * vocab + id]) vs \(Float(entry[1]))")
+                    }
+                }
+            }
+        }
+        #expect(compared > 3000)
+        #expect(different.isEmpty, "\(different.count) of \(compared) differ: \(different.prefix(5))")
+    }
+
     /// Evaluates each case's prompt in a fresh sequence (`batchSize` tokens per forward pass) and
     /// compares the logits of every position with llama.cpp's.
     static func agreement(_ model: TransformerModel, _ golden: RuntimeGoldens, cases: ArraySlice<RuntimeGoldens.Case>,

@@ -16,6 +16,8 @@ struct RuntimeGoldens: Decodable {
         let ids: [Int]
         let positions: [Position]
         let generated: [Int]
+        /// llama.cpp's generation with weight repacking off (scripts/goldens/greedy_no_repack.py).
+        let generated_no_repack: [Int]
     }
 
     let n_vocab: Int

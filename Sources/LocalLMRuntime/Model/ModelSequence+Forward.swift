@@ -18,8 +18,15 @@ extension ModelSequence {
         let ff = c.feedForwardLength
 
         let exact = n > 1 && batchArithmetic == .llamaCpp
+        // In llama.cpp's graph the last layer keeps only the output rows after attention, so its FFN
+        // products have that many rows, which decides ggml's kernel (see below).
+        var ggmlRows = n
         func multiply(_ m: Linear, _ input: UnsafePointer<Float>, rows: Int, _ output: UnsafeMutablePointer<Float>) {
             if exact {
+                if Kernels.ggmlUsesTiledProduct(m.matrix.type, rows: ggmlRows) {
+                    Kernels.tiledKQuantProduct(m.matrix, input, rowsOfX: rows, output, pool: model.pool, scratch: s.kernel)
+                    return
+                }
                 // As ggml multiplies a batch by these weights: each row through the quantized dot products.
                 for t in 0..<rows {
                     Kernels.matvec(m.matrix, input + t * m.matrix.columns, output + t * m.matrix.rows,
@@ -99,6 +106,7 @@ extension ModelSequence {
             trace("sa_out-\(l)", s.x, rows: n, width: width)
 
             // Feed-forward block.
+            if l == w.layers.count - 1 { ggmlRows = logitRows.count }
             layer.ffnNorm.withUnsafeBufferPointer { g in
                 for t in 0..<n {
                     TransformerMath.rmsNorm(s.x + t * width, weight: g.baseAddress!, count: width,
