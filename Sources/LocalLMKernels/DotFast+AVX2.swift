@@ -115,29 +115,34 @@ package enum DotAVX2 {
     @inline(__always)
     package static func q4_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
         var acc = _mm256_setzero_ps()
-        var minAcc = SIMD4<Float>()
+        var minAcc0: Float = 0, minAcc1: Float = 0, minAcc2: Float = 0, minAcc3: Float = 0
         let mask = _mm256_set1_epi8(0x0F)
         for b in 0..<nb {
             let x = w + 144 * b
             let yq = a.qs + 256 * b, bs = a.bsums + 16 * b
             var isum = _mm256_setzero_si256()
-            var mins = SIMD4<Int32>()
             for chunk in 0..<4 {
                 let bytes = load32(x + 16 + 32 * chunk)
                 let low = _mm256_and_si256(bytes, mask)
                 let high = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask)
-                let (sc0, m0) = Dequantize.scaleMinK4(2 * chunk, x + 4)
-                let (sc1, m1) = Dequantize.scaleMinK4(2 * chunk + 1, x + 4)
+                let (sc0, _) = Dequantize.scaleMinK4(2 * chunk, x + 4)
+                let (sc1, _) = Dequantize.scaleMinK4(2 * chunk + 1, x + 4)
                 let s0 = _mm256_mullo_epi32(unsignedDot(low, load32(yq + 64 * chunk)), _mm256_set1_epi32(Int32(sc0)))
                 let s1 = _mm256_mullo_epi32(unsignedDot(high, load32(yq + 64 * chunk + 32)), _mm256_set1_epi32(Int32(sc1)))
                 isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1))
-                mins[chunk] = Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
             }
-            let yd = a.scales[b]
+            @inline(__always) func mins(_ c: Int) -> Float {
+                let (_, m0) = Dequantize.scaleMinK4(2 * c, x + 4), (_, m1) = Dequantize.scaleMinK4(2 * c + 1, x + 4)
+                return Float(Int32(m0) &* (bs[4 * c] &+ bs[4 * c + 1]) &+ Int32(m1) &* (bs[4 * c + 2] &+ bs[4 * c + 3]))
+            }
+            let yd = a.scales[b], dmin = -yd * loadHalf(x, 2)
             acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * loadHalf(x)), _mm256_cvtepi32_ps(isum), acc)
-            minAcc = minAcc.addingProduct(SIMD4(repeating: -yd * loadHalf(x, 2)), SIMD4<Float>(mins))
+            minAcc0 = minAcc0.addingProduct(dmin, mins(0))
+            minAcc1 = minAcc1.addingProduct(dmin, mins(1))
+            minAcc2 = minAcc2.addingProduct(dmin, mins(2))
+            minAcc3 = minAcc3.addingProduct(dmin, mins(3))
         }
-        return horizontalSum(acc) + ((minAcc[0] + minAcc[2]) + (minAcc[1] + minAcc[3]))
+        return horizontalSum(acc) + ((minAcc0 + minAcc2) + (minAcc1 + minAcc3))
     }
 
     /// The 32 bits of `bits` as 32 bytes: 0xFF where the bit is set, 0 elsewhere (element i ↔ bit i).
@@ -252,14 +257,10 @@ package enum DotAVX2 {
             let x = w + 210 * b
             let yq = a.qs + 256 * b
             let sc = x.assumingMemoryBound(to: Int8.self) + 192, bs = a.bsums + 16 * b
-            var offsets = (Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0))
-            withUnsafeMutableBytes(of: &offsets) { raw in
-                let o = raw.bindMemory(to: Int32.self)
-                for m in 0..<8 { o[m] = 32 &* (bs[2 * m] &* Int32(sc[2 * m]) &+ bs[2 * m + 1] &* Int32(sc[2 * m + 1])) }
+            @inline(__always) func offset(_ m: Int) -> Int32 {
+                0 &- 32 &* (bs[2 * m] &* Int32(sc[2 * m]) &+ bs[2 * m + 1] &* Int32(sc[2 * m + 1]))
             }
-            var isum = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                        _mm256_setr_epi32(offsets.0, offsets.1, offsets.2, offsets.3,
-                                                          offsets.4, offsets.5, offsets.6, offsets.7))
+            var isum = _mm256_set_epi32(offset(7), offset(6), offset(5), offset(4), offset(3), offset(2), offset(1), offset(0))
             for half in 0..<2 {
                 let ql = x + 64 * half, qh = load32(x + 128 + 32 * half), y = yq + 128 * half
                 let l0 = load32(ql), l1 = load32(ql + 32)
@@ -282,10 +283,11 @@ package enum DotAVX2 {
     @inline(__always)
     static func q6Quarter(_ q: __m256i, _ y: UnsafeRawPointer, _ g: UnsafePointer<Int8>) -> __m256i {
         // maddubs: 16 pair sums; int16 lanes 0…7 hold elements 0…15 (scale g[0]), lanes 8…15 the rest.
-        let pairs = _mm256_maddubs_epi16(q, load32(y))
-        let s0 = Int16(g[0]), s1 = Int16(g[1])
-        let scales = _mm256_set_epi16(s1, s1, s1, s1, s1, s1, s1, s1, s0, s0, s0, s0, s0, s0, s0, s0)
-        return _mm256_madd_epi16(pairs, scales)
+        // Lanes 0…3 (elements 0…15) take g[0], lanes 4…7 g[1]; scale·(p₂ₖ + p₂ₖ₊₁) is the same integer
+        // as ggml's pairwise madd with the scales.
+        let lanes = _mm256_madd_epi16(_mm256_maddubs_epi16(q, load32(y)), _mm256_set1_epi16(1))
+        let scales = _mm256_set_m128i(_mm_set1_epi32(Int32(g[1])), _mm_set1_epi32(Int32(g[0])))
+        return _mm256_mullo_epi32(lanes, scales)
     }
 
     @inline(__always)

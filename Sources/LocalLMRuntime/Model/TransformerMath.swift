@@ -65,7 +65,9 @@ enum TransformerMath {
         let x = Float(Float16(bitPattern: UInt16(bits)))
         let coefA: Float = 0.044715
         let sqrt2OverPi: Float = 0.79788456080286535587989211986876
-        let y = 0.5 * x * (1 + tanhf(sqrt2OverPi * x * (1 + coefA * x * x)))
+        // ggml's C is compiled with FP contraction: 1 + a·x·x is fma(a·x, x, 1) (checked against its table).
+        let inner = Float(1).addingProduct(coefA * x, x)
+        let y = 0.5 * x * (1 + tanhf(sqrt2OverPi * x * inner))
         return Float(Float16(y))
     }
 
