@@ -16,7 +16,7 @@ package enum GGMLOrder {
     /// in Double (24 + 24 bits), the sum is rounded to Double and then made "round to odd" (moved to
     /// the odd neighbour in the direction of its rounding error, found by TwoSum), and a round-to-odd
     /// value with ≥ 2 extra bits rounds to Float exactly as the unrounded sum would (Boldo–Melquiond).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func fma(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
         #if LOCALLM_NATIVE
         return c.addingProduct(a, b)
@@ -27,7 +27,7 @@ package enum GGMLOrder {
 
     /// The double-precision, round-to-odd fused multiply-add of ``fma(_:_:_:)-(SIMD8<Float>,_,_)``
     /// (compiled in every build so the tests can compare it with the instruction).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func emulatedFMA(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> {
         let p = SIMD8<Double>(a) * SIMD8<Double>(b), cd = SIMD8<Double>(c)
         let s = p + cd
@@ -44,13 +44,13 @@ package enum GGMLOrder {
         return SIMD8<Float>(unsafeBitCast(bits, to: SIMD8<Double>.self))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func fma(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>) -> SIMD4<Float> {
         let r = fma(SIMD8(lowHalf: a, highHalf: .zero), SIMD8(lowHalf: b, highHalf: .zero), SIMD8(lowHalf: c, highHalf: .zero))
         return r.lowHalf
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func fma(_ a: Float, _ b: Float, _ c: Float) -> Float {
         #if LOCALLM_NATIVE
         return c.addingProduct(a, b)
@@ -59,7 +59,7 @@ package enum GGMLOrder {
         #endif
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func emulatedFMA(_ a: Float, _ b: Float, _ c: Float) -> Float {
         let p = Double(a) * Double(b), cd = Double(c)
         let s = p + cd
@@ -71,29 +71,29 @@ package enum GGMLOrder {
     }
 
     /// hsum_float_8: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func sum8(_ v: SIMD8<Float>) -> Float {
         ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]))
     }
 
     /// The reduction of GGML_F32x8_REDUCE for four 8-lane accumulators: a0 + a2, a1 + a3, then their
     /// sum, then (l0 + l4) + (l1 + l5) and (l2 + l6) + (l3 + l7) (two horizontal adds), then those two.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func reduce4x8(_ a0: SIMD8<Float>, _ a1: SIMD8<Float>, _ a2: SIMD8<Float>, _ a3: SIMD8<Float>) -> Float {
         let v = (a0 + a2) + (a1 + a3)
         let t0 = v[0] + v[4], t1 = v[1] + v[5], t2 = v[2] + v[6], t3 = v[3] + v[7]
         return (t0 + t1) + (t2 + t3)
     }
 
-    @inline(__always)
-    static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    @inlinable @inline(__always)
+    package static func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
     }
 
     /// ggml_vec_dot_f16 (and ggml_vec_dot_f32): four 8-lane FMA accumulators over steps of 32, reduced
     /// by ``reduce4x8``, then the remainder one product at a time in Double. `x` and `y` hold the
     /// (already F16-exact) operands as floats.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func dotVec(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {
         var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
         var i = 0
@@ -111,7 +111,7 @@ package enum GGMLOrder {
 
     /// llamafile's tinyBLAS dot (ggml's batched F16/F32 products): one 8-lane FMA accumulator over steps
     /// of 8, then ``sum8``. `count` must be a multiple of 8.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func dotTiled(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {
         var a = SIMD8<Float>()
         var i = 0
@@ -126,7 +126,7 @@ package enum GGMLOrder {
     /// compute it. It is the exp of Arm's optimized-routines (a degree-5 polynomial on the reduced
     /// argument and an exponent built from the rounded multiple of ln 2), whose result differs from
     /// libm's `expf` in the last bits.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func exp(_ x: Float) -> Float {
         let shifter: Float = 0x1.8p23
         let z = fma(x, 0x1.715476p+0, shifter)
@@ -148,7 +148,7 @@ package enum GGMLOrder {
     }
 
     /// ggml_v_silu: x / (1 + exp(0 − x)) with ``exp(_:)``.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func silu(_ x: Float) -> Float {
         x / (1 + exp(0 - x))
     }
