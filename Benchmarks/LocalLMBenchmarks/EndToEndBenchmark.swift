@@ -103,7 +103,7 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
 
     }
     // Last, so that its buffer does not count in the peak RSS above.
-    let bandwidth = measureReadBandwidth(threads: 2)
+    let bandwidth = ReadBandwidth.measure(pool: ThreadPool(threadCount: 2))
     print(String(format: "read bandwidth (2 threads, 256 MiB): %.1f GB/s", bandwidth / 1e9))
     for figure in decodeFigures {
         let limit = bandwidth / figure.bytesPerToken
@@ -125,37 +125,6 @@ private func chatPrompt(model: TransformerModel, tokens: Int) throws -> [Int] {
     let head = tokenizer.encode(open, addSpecial: true, parseSpecial: true)
     let tail = tokenizer.encode(close, addSpecial: false, parseSpecial: true)
     return (head + body.prefix(max(0, tokens - head.count - tail.count)) + tail).map(Int.init)
-}
-
-/// Bytes per second of summing a 256 MiB buffer with `threads` threads (the bound for decode).
-private func measureReadBandwidth(threads: Int) -> Double {
-    let count = 64 << 20
-    let buffer = UnsafeMutablePointer<Float>.allocate(capacity: count)
-    defer { buffer.deallocate() }
-    buffer.initialize(repeating: 1, count: count)
-    let pool = ThreadPool(threadCount: threads)
-    let clock = ContinuousClock()
-    var best = 0.0
-    for _ in 0..<5 {
-        let t0 = clock.now
-        pool.run { part, parts in
-            let (start, end) = Kernels.evenSplit(count, parts: parts, part: part, granularity: 64)
-            var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
-            var i = start
-            while i < end {
-                // Prefetched like the kernels' weight streams, so this is the bandwidth they can reach.
-                Prefetch.line(buffer + i + 2048)
-                Prefetch.line(buffer + i + 2064)
-                Prefetch.line(buffer + i + 2080)
-                Prefetch.line(buffer + i + 2096)
-                s0 += buffer[i]; s1 += buffer[i + 16]; s2 += buffer[i + 32]; s3 += buffer[i + 48]
-                i += 64
-            }
-            if s0 + s1 + s2 + s3 == -1 { print("") }  // keep the loads
-        }
-        best = max(best, Double(count * 4) / seconds(clock.now - t0))
-    }
-    return best
 }
 
 /// The process's peak resident set (VmHWM), in bytes.

@@ -3,7 +3,7 @@ import LocalLMGGUF
 import LocalLMKernels
 
 // `swift run -c release LocalLMBenchmarks kernels [threads=N]`: quantized matvec of every weight type at
-// the shapes of SmolLM2-135M and Gemma 3 270M, activation quantization, and sgemm panels (matmul of 512
+// the shapes of SmolLM2-135M, Gemma 3 270M and Qwen2.5-Coder 0.5B/1.5B, activation quantization, and sgemm panels (matmul of 512
 // rows). `match=TEXT` keeps only the matvec lines whose label or type contains TEXT (and skips the rest).
 // Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode.
 
@@ -26,6 +26,17 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
         ("gemma ffn down", .q4_K, 640, 2048),
         ("gemma ffn down", .q6_K, 640, 2048),
         ("gemma output", .q8_0, 262144, 640),
+        ("qwen0.5b attn q", .q5_0, 896, 896),
+        ("qwen0.5b ffn up", .q5_0, 4864, 896),
+        ("qwen0.5b ffn down", .q4_K, 896, 4864),
+        ("qwen0.5b ffn down", .q6_K, 896, 4864),
+        ("qwen0.5b ffn down", .q8_0, 896, 4864),
+        ("qwen0.5b output", .q8_0, 151936, 896),
+        ("qwen1.5b ffn up", .q4_K, 8960, 1536),
+        ("qwen1.5b ffn down", .q6_K, 1536, 8960),
+        ("qwen1.5b ffn down", .q5_K, 1536, 8960),
+        ("qwen1.5b ffn down", .q3_K, 1536, 8960),
+        ("qwen1.5b ffn down", .q2_K, 1536, 8960),
     ]
     var all = shapes
     for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K] {

@@ -9,19 +9,28 @@
 import CLocalLMShims
 
 package enum DotFast {
+    /// Per-block integer scratch of ``accumulate(_:_:)``: 256 Int32 products (K-quants) and 32 Int16
+    /// products (32-element blocks: SSE2 multiplies 16-bit lanes, 32-bit multiplies need SSE4.1).
+    struct Products {
+        let int32: UnsafeMutablePointer<Int32>
+        let int16: UnsafeMutablePointer<Int16>
+    }
+
     /// ggml's float accumulation over a row of `nb` blocks: `fill(b, products, lanes)` writes block b's
-    /// 8 lane values (using `products`, 256 Int32 of scratch) and returns its scale; each lane is FMAed
-    /// with the scale into an 8-lane accumulator in block order (`locallm_fma_chain`: one exact fused
+    /// 8 lane values (using the `products` scratch) and returns its scale; each lane is FMAed with the
+    /// scale into an 8-lane accumulator in block order (`locallm_fma_chain`: one exact fused
     /// multiply-add per lane, in every build), and the lanes are summed as `GGMLOrder.sum8`.
     @inline(__always)
     static func accumulate(
         _ nb: Int,
-        _ fill: (_ block: Int, _ products: UnsafeMutablePointer<Int32>, _ lanes: UnsafeMutablePointer<Float>) -> Float
+        _ fill: (_ block: Int, _ products: Products, _ lanes: UnsafeMutablePointer<Float>) -> Float
     ) -> Float {
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 9 * nb + 8 + 256) { buffer -> Float in
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 9 * nb + 8 + 256 + 16) { buffer -> Float in
             guard let base = buffer.baseAddress else { return 0 }
             let lanes = base, scales = base + 8 * nb, acc = base + 9 * nb
-            let products = UnsafeMutableRawPointer(base + 9 * nb + 8).bindMemory(to: Int32.self, capacity: 256)
+            let products = Products(
+                int32: UnsafeMutableRawPointer(base + 9 * nb + 8).bindMemory(to: Int32.self, capacity: 256),
+                int16: UnsafeMutableRawPointer(base + 9 * nb + 8 + 256).bindMemory(to: Int16.self, capacity: 32))
             for b in 0..<nb { scales[b] = fill(b, products, lanes + 8 * b) }
             for i in 0..<8 { acc[i] = 0 }
             locallm_fma_chain(lanes, scales, Int32(nb), 8, acc)
@@ -56,16 +65,13 @@ package enum DotFast {
         accumulate(nb) { b, p, lanes in
             let x = w + 34 * b
             let xq = i8(x + 2), y = a.qs + 32 * b
-            let p16 = UnsafeMutableRawPointer(p).bindMemory(to: Int16.self, capacity: 32)
-            for j in 0..<32 { p16[j] = Int16(xq[j]) &* Int16(y[j]) }
-            Self.lanes(p16, into: lanes)
-            _ = UnsafeMutableRawPointer(p).bindMemory(to: Int32.self, capacity: 256)
+            for j in 0..<32 { p.int16[j] = Int16(xq[j]) &* Int16(y[j]) }
+            Self.lanes(p.int16, into: lanes)
             return loadHalf(x) * a.scales[b]
         }
     }
 
-    /// The 8 lanes of one 32-element block from Int16 products (SSE2 multiplies 16-bit lanes; 32-bit
-    /// multiplies need SSE4.1, so a portable build keeps small products in 16 bits).
+    /// The 8 lanes of one 32-element block from its Int16 products.
     @inline(__always)
     static func lanes(_ p: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<Float>) {
         for k in 0..<8 {
@@ -75,11 +81,10 @@ package enum DotFast {
 
     /// Block products (each within ±16384) of 4-bit values `q` (element j: low nibble of byte j; 16 + j:
     /// its high nibble) plus `offset`, with the bits of `high` (bit e → 16) when given, into the
-    /// first 32 Int16 of `scratch`, then the 8 lanes.
+    /// Int16 scratch `p`, then the 8 lanes.
     @inline(__always)
     static func nibbleLanes(_ q: UnsafePointer<UInt8>, high: UInt32?, offset: Int16, _ y: UnsafePointer<Int8>,
-                            _ scratch: UnsafeMutablePointer<Int32>, _ out: UnsafeMutablePointer<Float>) {
-        let p = UnsafeMutableRawPointer(scratch).bindMemory(to: Int16.self, capacity: 32)
+                            _ p: UnsafeMutablePointer<Int16>, _ out: UnsafeMutablePointer<Float>) {
         if let high {
             for j in 0..<16 {
                 let h0 = Int16(truncatingIfNeeded: (high >> UInt32(j)) & 1) << 4
@@ -94,14 +99,13 @@ package enum DotFast {
             }
         }
         lanes(p, into: out)
-        _ = UnsafeMutableRawPointer(scratch).bindMemory(to: Int32.self, capacity: 256)
     }
 
     @inline(__always)
     package static func q4_0(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
         accumulate(nb) { b, p, lanes in
             let x = w + 18 * b
-            nibbleLanes(u8(x + 2), high: nil, offset: -8, a.qs + 32 * b, p, lanes)
+            nibbleLanes(u8(x + 2), high: nil, offset: -8, a.qs + 32 * b, p.int16, lanes)
             return loadHalf(x) * a.scales[b]
         }
     }
@@ -112,7 +116,7 @@ package enum DotFast {
         for b in 0..<nb { minTerm += loadHalf(w + 20 * b, 2) * a.sums[b] }
         return accumulate(nb) { b, p, lanes in
             let x = w + 20 * b
-            nibbleLanes(u8(x + 4), high: nil, offset: 0, a.qs + 32 * b, p, lanes)
+            nibbleLanes(u8(x + 4), high: nil, offset: 0, a.qs + 32 * b, p.int16, lanes)
             return loadHalf(x) * a.scales[b]
         } + minTerm
     }
@@ -121,7 +125,7 @@ package enum DotFast {
     package static func q5_0(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
         accumulate(nb) { b, p, lanes in
             let x = w + 22 * b
-            nibbleLanes(u8(x + 6), high: x.loadUnaligned(fromByteOffset: 2, as: UInt32.self), offset: -16, a.qs + 32 * b, p, lanes)
+            nibbleLanes(u8(x + 6), high: x.loadUnaligned(fromByteOffset: 2, as: UInt32.self), offset: -16, a.qs + 32 * b, p.int16, lanes)
             return loadHalf(x) * a.scales[b]
         }
     }
@@ -132,7 +136,7 @@ package enum DotFast {
         for b in 0..<nb { minTerm += loadHalf(w + 24 * b, 2) * a.sums[b] }
         return accumulate(nb) { b, p, lanes in
             let x = w + 24 * b
-            nibbleLanes(u8(x + 8), high: x.loadUnaligned(fromByteOffset: 4, as: UInt32.self), offset: 0, a.qs + 32 * b, p, lanes)
+            nibbleLanes(u8(x + 8), high: x.loadUnaligned(fromByteOffset: 4, as: UInt32.self), offset: 0, a.qs + 32 * b, p.int16, lanes)
             return loadHalf(x) * a.scales[b]
         } + minTerm
     }
@@ -210,14 +214,14 @@ package enum DotFast {
                 let q = u8(x + 16 + 32 * chunk), y0 = yq + 64 * chunk, y1 = y0 + 32
                 let (sc0, m0) = Dequantize.scaleMinK4(2 * chunk, x + 4)
                 let (sc1, m1) = Dequantize.scaleMinK4(2 * chunk + 1, x + 4)
-                let s0 = Int32(sc0), s1 = Int32(sc1), p0 = p + 64 * chunk, p1 = p0 + 32
+                let s0 = Int32(sc0), s1 = Int32(sc1), p0 = p.int32 + 64 * chunk, p1 = p0 + 32
                 for l in 0..<32 {
                     p0[l] = s0 &* (Int32(q[l] & 0x0F) &* Int32(y0[l]))
                     p1[l] = s1 &* (Int32(q[l] >> 4) &* Int32(y1[l]))
                 }
                 mins[chunk] = Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
             }
-            Self.lanes(p, count: 256, into: out)
+            Self.lanes(p.int32, count: 256, into: out)
             let yd = a.scales[b]
             minAcc = GGMLOrder.fma(SIMD4<Float>(mins), SIMD4(repeating: -yd * loadHalf(x, 2)), minAcc)
             return yd * loadHalf(x)
@@ -264,7 +268,7 @@ package enum DotFast {
             let sc = i8(x + 192)
             for half in 0..<2 {
                 let ql = u8(x + 64 * half), qh = u8(x + 128 + 32 * half), y = yq + 128 * half
-                let g = sc + 8 * half, ph = p + 128 * half
+                let g = sc + 8 * half, ph = p.int32 + 128 * half
                 // Quarter t: elements 0…15 with scale g[2t], 16…31 with g[2t + 1].
                 for l in 0..<32 {
                     let h = qh[l], s = l >> 4
@@ -274,7 +278,7 @@ package enum DotFast {
                     ph[l + 96] = Int32(g[6 + s]) &* (Int32((ql[l + 32] >> 4) | (((h >> 6) & 3) << 4)) &* Int32(y[l + 96]))
                 }
             }
-            Self.lanes(p, count: 256, into: out)
+            Self.lanes(p.int32, count: 256, into: out)
             for m in 0..<8 {
                 out[m] -= Float(32 &* (bs[2 * m] &* Int32(sc[2 * m]) &+ bs[2 * m + 1] &* Int32(sc[2 * m + 1])))
             }

@@ -24,9 +24,35 @@ package func halfToFloat(_ bits: UInt16) -> Float {
     #endif
 }
 
+/// F32 → F16 bits, rounded to nearest even (as F16C's `vcvtps2ph`). In a build without a target CPU
+/// the Float16 conversion is a library call per value; this builds the bits from ``roundedToHalf(_:)``.
 @inline(__always)
 package func floatToHalf(_ value: Float) -> UInt16 {
-    Float16(value).bitPattern
+    #if LOCALLM_NATIVE
+    return Float16(value).bitPattern
+    #else
+    let a = roundedToHalf(value).bitPattern & 0x7fff_ffff
+    let sign = UInt16(truncatingIfNeeded: value.bitPattern >> 16) & 0x8000
+    if a > 0x7f80_0000 { return Float16(value).bitPattern }  // NaN: the library's payload rule
+    if a == 0x7f80_0000 { return sign | 0x7c00 }
+    // Normal: rebias the exponent (127 → 15); the 13 low mantissa bits are already zero.
+    if a >= 0x3880_0000 { return sign | UInt16(truncatingIfNeeded: (a &- 0x3800_0000) >> 13) }
+    // Subnormal or zero: a whole number of 2^-24.
+    return sign | UInt16(Float(bitPattern: a) * 16_777_216)
+    #endif
+}
+
+/// `x` rounded to an integer, ties to even, for |x| ≤ 2^22: adding 1.5·2^23 leaves no fraction bits,
+/// so the FPU's own rounding does it, and subtracting is exact. In a build without a target CPU,
+/// `rounded(.toNearestOrEven)` is a library call (SSE4.1's `roundss` is not in baseline x86-64).
+@inline(__always)
+package func roundedHalfEven(_ x: Float) -> Float {
+    #if LOCALLM_NATIVE
+    return x.rounded(.toNearestOrEven)
+    #else
+    let magic: Float = 0x1.8p23
+    return (x + magic) - magic
+    #endif
 }
 
 @inline(__always)

@@ -134,6 +134,37 @@ struct HalfConversionTests {
         #expect(mismatches == 0)
     }
 
+    /// The bit construction of a build without a target CPU equals Float16's conversion on the same
+    /// inputs as ``roundedToHalfEqualsFloat16RoundTrip()`` (NaNs only need to stay NaNs).
+    @Test func floatToHalfEqualsFloat16Bits() {
+        var inputs: [Float] = [0, -0, .infinity, -.infinity, .nan, 65504, 65519.99, 65520, 1e9, -1e-30, 5.96e-8, 2.98e-8]
+        for bits in 0..<UInt16(0x7c00) {
+            let h = Float(Float16(bitPattern: bits)), next = Float(Float16(bitPattern: bits + 1))
+            let mid = (h + next) / 2
+            for x in [h, mid, mid.nextDown, mid.nextUp] { inputs.append(x); inputs.append(-x) }
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<200_000 { inputs.append(Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))) }
+        var mismatches: [Float] = []
+        for x in inputs {
+            let expected = Float16(x), got = floatToHalf(x)
+            if expected.isNaN ? !Float16(bitPattern: got).isNaN : expected.bitPattern != got { mismatches.append(x) }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(8))")
+    }
+
+    /// The magic-number rounding equals `rounded(.toNearestOrEven)` over the range the activation
+    /// quantizers use it for (|x| ≤ 127.5 after scaling, and further up to 2^22).
+    @Test func roundedHalfEvenEqualsLibraryRounding() {
+        var inputs: [Float] = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5, 127.5, -127.5, 4_194_303.5, -4_194_304]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<200_000 { inputs.append(Float.random(in: -130...130, using: &rng)) }
+        for _ in 0..<20_000 { inputs.append(Float.random(in: -4_194_304...4_194_304, using: &rng)) }
+        for i in -300...300 { inputs.append(Float(i) / 2) }
+        let mismatches = inputs.filter { roundedHalfEven($0) != $0.rounded(.toNearestOrEven) }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(8))")
+    }
+
     @Test func roundEvenMatchesRoundingRule() {
         let values: [Float] = [0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 127.4, -127.6, 3.49, -3.51, .nan, 1e9]
         let expected: [Int8] = [0, 2, 2, 0, -2, 126, 127, -128, 3, -4, 0, 127]

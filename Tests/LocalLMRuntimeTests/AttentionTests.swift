@@ -66,4 +66,30 @@ import Testing
         #expect(worst <= 1e-5, "max |Δ| \(worst)")
         #expect(expected.allSatisfy { $0.isFinite })
     }
+
+    /// The C kernel of the weights·values product (AVX2 + FMA, chosen at run time) equals its Swift twin
+    /// bit for bit: ggml_vec_dot_f16's 32 partial sums (decode) and tinyBLAS's 8 (batches), value columns
+    /// that do not fill 8 lanes, and cache cells that do not start at a multiple of the lane count.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [32, 8])
+    func weightedValuesKernelEqualsSwift(lanes: Int) {
+        var generator = SplitMix64(seed: UInt64(lanes))
+        let span = 203, ldv = 84
+        let weights = (0..<span).map { _ in Float.random(in: 0...1, using: &generator) }
+        let values = (0..<(span * ldv)).map { _ in Float.random(in: -3...3, using: &generator) }
+        for (positions, columns, firstCell) in [(0..<span, 0..<64, 0), (3..<150, 16..<84, 5), (10..<11, 0..<7, 31)] {
+            var c = [Float](repeating: .nan, count: ldv), swift = [Float](repeating: .nan, count: ldv)
+            let ran = c.withUnsafeMutableBufferPointer {
+                GGMLRows.weightedValuesAVX2(weights, positions: positions, firstCell: firstCell, values: values, ldv: ldv,
+                                            columns: columns, lanes: lanes, out: $0.baseAddress!)
+            }
+            #expect(ran)
+            swift.withUnsafeMutableBufferPointer {
+                Attention.weightedValuesPortable(weights, positions: positions, firstCell: firstCell, values: values, ldv: ldv,
+                                                 columns: columns, lanes: lanes, out: $0.baseAddress!)
+            }
+            for i in columns {
+                #expect(c[i].bitPattern == swift[i].bitPattern, "lanes \(lanes) column \(i): C \(c[i]) vs Swift \(swift[i])")
+            }
+        }
+    }
 }

@@ -17,6 +17,10 @@ public enum TestModels {
     /// Gemma 3 270M Q4_K_M (gemma3 architecture, SentencePiece 262k, base model).
     public static var gemma3: URL { folder.appendingPathComponent("gemma-3-270m-q4_k_m.gguf") }
 
+    /// Qwen2.5-Coder-0.5B-Instruct Q4_K_M mix (qwen2 architecture, 24 layers, GPT-2 BPE `qwen2` 152k,
+    /// ChatML with Hermes tool calls): Q4_K, Q5_0, Q6_K and Q8_0 weights.
+    public static var qwen05: URL { folder.appendingPathComponent("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") }
+
     /// A model file that must exist: the real-model tests run in CI and are never skipped.
     public static func require(_ url: URL) throws -> URL {
         guard FileManager.default.fileExists(atPath: url.path) else {

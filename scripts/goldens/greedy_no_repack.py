@@ -12,7 +12,7 @@ argmax token one at a time, 64 tokens or until an end-of-generation token, and s
 "generated_no_repack". With --check, also generates with repacking on and asserts that this equals the
 existing "generated" (ref.py's), which validates the loop.
 
-  python3 scripts/goldens/greedy_no_repack.py [--check] [smollm2 gemma3 qwen2 qwen3]
+  python3 scripts/goldens/greedy_no_repack.py [--check] [smollm2 gemma3 qwen05 qwen2 qwen3]
 
 Needs llama-cpp-python from ../shared/reference/setup.sh and the models from scripts/fetch-models.sh.
 """
@@ -25,6 +25,7 @@ OUT = os.path.join(ROOT, "Tests", "Fixtures", "runtime")
 MODELS = os.path.expanduser(os.environ.get("LOCALLM_MODELS", "~/.cache/locallm/models"))
 FILES = {"smollm2": os.path.join(MODELS, "SmolLM2-135M-Instruct.Q4_1.gguf"),
          "gemma3": os.path.join(MODELS, "gemma-3-270m-q4_k_m.gguf"),
+         "qwen05": os.path.join(MODELS, "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
          "qwen2": os.path.join(OUT, "tiny-qwen2.gguf"), "qwen3": os.path.join(OUT, "tiny-qwen3.gguf")}
 
 
@@ -69,7 +70,7 @@ def main():
     check = "--check" in sys.argv
     L.llama_backend_init()
     L.llama_log_set(_quiet, ctypes.c_void_p(0))
-    for name in args or ["smollm2", "gemma3", "qwen2", "qwen3"]:
+    for name in args or ["smollm2", "gemma3", "qwen05", "qwen2", "qwen3"]:
         path = os.path.join(OUT, f"{name}_goldens.json")
         data = json.load(open(path))
         prompts = [c["ids"] for c in data["cases"]]

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Goldens for the runtime's fidelity tests: llama.cpp's logits and greedy generations.
 
-For each model (SmolLM2, Gemma 3, and the tiny qwen2/qwen3 files from scripts/make-tiny-models.py)
+For each model (SmolLM2, Gemma 3, Qwen2.5-Coder-0.5B-Instruct, and the tiny qwen2/qwen3 files from
+scripts/make-tiny-models.py)
 and each of its prompts, asks /work/shared/reference/ref.py (llama.cpp via llama-cpp-python) for
   * the prompt's token ids (llama.cpp's own tokenization, BOS by the model's rule),
   * at every position: the argmax, the top 16 logits and the log-sum-exp of the whole row
@@ -9,7 +10,7 @@ and each of its prompts, asks /work/shared/reference/ref.py (llama.cpp via llama
     dominant terms, without storing whole vocabulary rows),
   * the 64 greedy tokens generated after the prompt (stopping early at end-of-generation).
 
-  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen2|qwen3 ...]
+  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3 ...]
 
 Writes Tests/Fixtures/runtime/<model>_goldens.json. Needs ../shared/reference/setup.sh done first and
 the models from scripts/fetch-models.sh. The tests read only the JSON files.
@@ -87,10 +88,12 @@ def random_ids(seed, n_vocab, count):
 
 
 def main():
-    which = sys.argv[1:] or ["qwen2", "qwen3", "smollm2", "gemma3"]
+    which = sys.argv[1:] or ["qwen2", "qwen3", "smollm2", "gemma3", "qwen05"]
     specs = {
         "smollm2": (os.path.join(MODELS, "SmolLM2-135M-Instruct.Q4_1.gguf"), TEXT_PROMPTS[:18] + CHAT_PROMPTS),
         "gemma3": (os.path.join(MODELS, "gemma-3-270m-q4_k_m.gguf"), TEXT_PROMPTS[:20]),
+        # the first real tool-calling model: 24 layers, so fewer prompts keep the exact-mode test short
+        "qwen05": (os.path.join(MODELS, "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"), TEXT_PROMPTS[:10] + CHAT_PROMPTS),
         # tiny files: random ids below the 266 normal tokens (the 3 specials are control tokens)
         "qwen2": (os.path.join(OUT, "tiny-qwen2.gguf"), random_ids(20, 266, 20)),
         "qwen3": (os.path.join(OUT, "tiny-qwen3.gguf"), random_ids(30, 266, 20)),

@@ -16,4 +16,6 @@ static inline __attribute__((always_inline)) void locallm_prefetch(const void *p
 /// Swift would call fmaf per lane.
 void locallm_fma_chain(const float *lanes, const float *scales, int blocks, int width, float *acc);
 
+#include "locallm_avx2.h"
+
 #endif

@@ -1,3 +1,4 @@
+import LocalLMKernels
 /// How keys and values are stored in a ``KVCache``.
 ///
 /// F16 is the default, as in llama.cpp: it halves the bytes attention reads per token (at a
@@ -97,10 +98,10 @@ public final class KVCache {
     func store(layer: Int, position: Int, key: UnsafePointer<Float>, value: UnsafePointer<Float>) {
         switch type {
         case .f16:
-            let k = keys[layer].assumingMemoryBound(to: Float16.self) + position * keyWidth
-            for i in 0..<keyWidth { k[i] = Float16(key[i]) }
-            let v = values[layer].assumingMemoryBound(to: Float16.self) + position * valueWidth
-            for i in 0..<valueWidth { v[i] = Float16(value[i]) }
+            let k = keys[layer].assumingMemoryBound(to: UInt16.self) + position * keyWidth
+            for i in 0..<keyWidth { k[i] = floatToHalf(key[i]) }
+            let v = values[layer].assumingMemoryBound(to: UInt16.self) + position * valueWidth
+            for i in 0..<valueWidth { v[i] = floatToHalf(value[i]) }
         case .f32:
             (keys[layer].assumingMemoryBound(to: Float.self) + position * keyWidth).update(from: key, count: keyWidth)
             (values[layer].assumingMemoryBound(to: Float.self) + position * valueWidth).update(from: value, count: valueWidth)

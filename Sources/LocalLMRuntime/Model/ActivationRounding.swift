@@ -1,4 +1,5 @@
 import LocalLMGGUF
+import LocalLMKernels
 
 /// Rounds an activation row the way ggml does before a matrix product with a weight of a given type.
 ///
@@ -32,9 +33,9 @@ enum ActivationRounding {
             while b + 32 <= count {
                 var amax: Float = 0
                 for j in 0..<32 { amax = max(amax, abs(x[b + j])) }
-                let d = Float(Float16(amax / 127))
+                let d = roundedToHalf(amax / 127)
                 let id: Float = amax != 0 ? 127 / amax : 0
-                for j in 0..<32 { x[b + j] = (x[b + j] * id).rounded(.toNearestOrEven) * d }
+                for j in 0..<32 { x[b + j] = roundedHalfEven(x[b + j] * id) * d }
                 b += 32
             }
         case .q8_K:
@@ -49,12 +50,12 @@ enum ActivationRounding {
                 } else {
                     let iscale = -127 / maxValue
                     let d = 1 / iscale
-                    for j in 0..<256 { x[b + j] = min(127, (iscale * x[b + j]).rounded(.toNearestOrEven)) * d }
+                    for j in 0..<256 { x[b + j] = min(127, roundedHalfEven(iscale * x[b + j])) * d }
                 }
                 b += 256
             }
         case .f16:
-            for i in 0..<count { x[i] = Float(Float16(x[i])) }
+            for i in 0..<count { x[i] = roundedToHalf(x[i]) }
         case .bf16:
             // ggml's FP32→BF16 rounds to nearest even (NaN kept quiet).
             for i in 0..<count {
@@ -77,9 +78,9 @@ enum ActivationRounding {
             let d = amax / 127
             let id: Float = amax != 0 ? 127 / amax : 0
             var sum: Int32 = 0
-            for j in 0..<32 { sum += Int32((block[j] * id).rounded(.toNearestOrEven)) }
-            let stored = Float(Float16(d * Float(sum)))
-            out[b] = stored - Float(Float16(d)) * Float(sum)
+            for j in 0..<32 { sum += Int32(roundedHalfEven(block[j] * id)) }
+            let stored = roundedToHalf(d * Float(sum))
+            out[b] = stored - roundedToHalf(d) * Float(sum)
         }
     }
 }

@@ -82,8 +82,8 @@ enum Attention {
                 let position = start + r / rowsPerPosition
                 let q = UnsafePointer(w.queries + r * keyLength), row = w.scores + r * span
                 for j in (lower(position) - first)...(position - first) {
-                    row[j] = keyLength % 8 == 0 ? GGMLOrder.dotTiled(k + j * ldk, q, count: keyLength)
-                        : GGMLOrder.dotVec(k + j * ldk, q, count: keyLength)
+                    row[j] = keyLength % 8 == 0 ? GGMLRows.dotTiled(k + j * ldk, q, count: keyLength)
+                        : GGMLRows.dotVec(k + j * ldk, q, count: keyLength)
                 }
             }
         } else {
@@ -174,7 +174,7 @@ enum Attention {
             row[j] = s
             maxScore = max(maxScore, s)
         }
-        for j in from...to { row[j] = GGMLOrder.exp(row[j] - maxScore) }
+        GGMLRows.expShifted(row + from, count: to - from + 1, shift: maxScore)
         var sum: Double = 0
         var cell = (firstCell + from) / 8 * 8
         while cell <= firstCell + to {
@@ -201,6 +201,20 @@ enum Attention {
     /// ggml_vec_dot_f16 (one query: decode); 8 lanes and ``GGMLOrder/sum8(_:)`` is tinyBLAS (batches).
     /// Hidden positions have weight 0 and add nothing, so only `positions` are visited.
     static func weightedValues(
+        _ weights: UnsafePointer<Float>, positions: Range<Int>, firstCell: Int, values: UnsafePointer<Float>, ldv: Int,
+        columns: Range<Int>, lanes: Int, out: UnsafeMutablePointer<Float>
+    ) {
+        if GGMLRows.weightedValuesAVX2(weights, positions: positions, firstCell: firstCell, values: values, ldv: ldv,
+                                       columns: columns, lanes: lanes, out: out) {
+            return
+        }
+        weightedValuesPortable(weights, positions: positions, firstCell: firstCell, values: values, ldv: ldv,
+                               columns: columns, lanes: lanes, out: out)
+    }
+
+    /// ``weightedValues(_:positions:firstCell:values:ldv:columns:lanes:out:)`` in Swift: the reference of
+    /// its C kernel, and the path on CPUs without AVX2.
+    static func weightedValuesPortable(
         _ weights: UnsafePointer<Float>, positions: Range<Int>, firstCell: Int, values: UnsafePointer<Float>, ldv: Int,
         columns: Range<Int>, lanes: Int, out: UnsafeMutablePointer<Float>
     ) {
@@ -277,7 +291,7 @@ enum Attention {
                                             keyLength: keyLength, valueLength: valueLength, workspace: w)
                 for h in (g * group)..<((g + 1) * group) {
                     let q = UnsafePointer(w.queries + h * keyLength), row = w.scores + h * span
-                    for j in j0..<j1 { row[j] = GGMLOrder.dotVec(k + j * ldk, q, count: keyLength) }
+                    for j in j0..<j1 { row[j] = GGMLRows.dotVec(k + j * ldk, q, count: keyLength) }
                 }
             }
         }

@@ -82,7 +82,7 @@ enum TransformerMath {
             } else if x >= 10 {
                 y[i] = x * up[i]
             } else {
-                y[i] = table[Int(Float16(x).bitPattern)] * up[i]
+                y[i] = table[Int(floatToHalf(x))] * up[i]
             }
         }
     }
@@ -95,7 +95,7 @@ enum TransformerMath {
         let vectorized = width / 8 * 8
         for r in 0..<rows {
             let g = gate + r * width, u = up + r * width, out = y + r * width
-            for i in 0..<vectorized { out[i] = GGMLOrder.silu(g[i]) * u[i] }
+            GGMLRows.swiglu(gate: g, up: u, out: out, count: vectorized)
             for i in vectorized..<width {
                 let x = g[i]
                 out[i] = x / (1 + expf(-x)) * u[i]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocalLMKernels
 import LocalLMRuntime
 
 /// `locallm bench`: prefill and decode speed with `ref.py bench`'s protocol, for side-by-side ratios.
@@ -20,6 +21,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Measured runs (after one warm-up run).") var reps: Int = 3
     @Option(help: "KV cache type: f16 or f32.") var kvType: String = "f16"
     @Option(help: "Tokens per forward pass in prefill (default: the whole prompt).") var batchSize: Int?
+    @Flag(help: "Also measure the machine's read bandwidth and report decode against its limit.") var bandwidth = false
     @Flag(help: "Print one JSON line (the default output).") var json = false
 
     func run() async throws {
@@ -51,11 +53,24 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let pp = prefill.dropFirst().sorted(), tg = decode.dropFirst().sorted()
         let median = { (a: [Double]) in a[a.count / 2] }
+        var limit = ""
+        if bandwidth {
+            // One decode step reads every weight but the embedding table (one row of it; all of it when the
+            // output matrix is tied to it), plus the KV cache at the middle of the decode.
+            let embedding = loaded.file.tensor(named: "token_embd.weight")?.byteCount ?? 0
+            let tied = loaded.file.tensor(named: "output.weight") == nil
+            let kvPerPosition = sequence.cache.byteCount / sequence.contextSize
+            let bytesPerToken = Double(loaded.weightBytes - (tied ? 0 : embedding))
+                + Double(kvPerPosition * (promptTokens + genTokens / 2))
+            let readBandwidth = ReadBandwidth.measure(pool: ThreadPool(threadCount: threads))
+            limit = ",\"read_bandwidth_bytes_per_s\":\(readBandwidth),\"decode_bytes_per_token\":\(bytesPerToken),"
+                + "\"decode_fraction_of_bandwidth_limit\":\(median(tg) * bytesPerToken / readBandwidth)"
+        }
         print("{\"engine\":\"LocalLM\",\"threads\":\(threads),\"prompt_tokens\":\(promptTokens),"
               + "\"gen_tokens\":\(genTokens),\"batch_size\":\(batchSize ?? promptTokens),\"kv_type\":\"\(kvType)\","
               + "\"prefill_tokens_per_s\":\(median(pp)),\"decode_tokens_per_s\":\(median(tg)),"
               + "\"load_seconds\":\(loadSeconds),\"weight_bytes\":\(loaded.weightBytes),"
-              + "\"kv_cache_bytes\":\(sequence.cache.byteCount)}")
+              + "\"kv_cache_bytes\":\(sequence.cache.byteCount)\(limit)}")
     }
 }
 

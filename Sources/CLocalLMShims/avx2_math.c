@@ -1,0 +1,154 @@
+// Attention and activation loops for AVX2 + FMA, chosen at run time (see include/locallm_avx2.h).
+// Each computes, lane by lane, exactly what its Swift twin in `GGMLOrder` / `Attention` computes: the
+// same fused multiply-adds (`_mm256_fmadd_ps` where Swift has `GGMLOrder.fma`) and the same sums in the
+// same order. Contraction is off, so the compiler adds no FMA of its own.
+#include "locallm_avx2.h"
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#pragma STDC FP_CONTRACT OFF
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+#include <immintrin.h>
+#include <string.h>
+
+#define TARGET __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline)) TARGET
+
+/// GGML_F32x8_REDUCE of four accumulators: (a0 + a2) + (a1 + a3), then (l0 + l4) + (l1 + l5) and
+/// (l2 + l6) + (l3 + l7), then their sum (`GGMLOrder.reduce4x8`).
+static inline float reduce4x8_lanes(const float *v) {
+    const float t0 = v[0] + v[4], t1 = v[1] + v[5], t2 = v[2] + v[6], t3 = v[3] + v[7];
+    return (t0 + t1) + (t2 + t3);
+}
+
+/// hsum_float_8 order: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)) (`GGMLOrder.sum8`).
+static inline float sum8_lanes(const float *v) {
+    return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+}
+
+TARGET float locallm_avx2_dot_vec(const float *x, const float *y, long count) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    long i = 0;
+    for (; i + 32 <= count; i += 32) {
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), a1);
+        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), a2);
+        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), a3);
+    }
+    float v[8];
+    _mm256_storeu_ps(v, _mm256_add_ps(_mm256_add_ps(a0, a2), _mm256_add_ps(a1, a3)));
+    double sum = (double)reduce4x8_lanes(v);
+    for (; i < count; i++) sum += (double)(x[i] * y[i]);
+    return (float)sum;
+}
+
+TARGET float locallm_avx2_dot_tiled(const float *x, const float *y, long count) {
+    __m256 a = _mm256_setzero_ps();
+    for (long i = 0; i + 8 <= count; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a);
+    float v[8];
+    _mm256_storeu_ps(v, a);
+    return sum8_lanes(v);
+}
+
+/// ggml_v_expf on 8 lanes: the same operations as `GGMLOrder.exp`, with its two rare branches (|n| >
+/// 126 and > 192) taken per lane by blending.
+INLINE __m256 v_expf(__m256 x) {
+    const __m256 shifter = _mm256_set1_ps(0x1.8p23f);
+    const __m256 z = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+0f), shifter);
+    const __m256 n = _mm256_sub_ps(z, shifter);
+    const __m256 b = _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.7f7d1cp-20f), _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.62e4p-1f), x));
+    const __m256i e = _mm256_slli_epi32(_mm256_castps_si256(z), 23);
+    const __m256 k = _mm256_castsi256_ps(_mm256_add_epi32(e, _mm256_castps_si256(_mm256_set1_ps(1))));
+    const __m256 u = _mm256_mul_ps(b, b);
+    const __m256 inner = _mm256_fmadd_ps(_mm256_set1_ps(0x1.0e4020p-7f), b, _mm256_set1_ps(0x1.573e2ep-5f));
+    const __m256 outer = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555e66p-3f), b, _mm256_set1_ps(0x1.fffdb6p-2f));
+    const __m256 j = _mm256_fmadd_ps(_mm256_fmadd_ps(inner, u, outer), u, _mm256_mul_ps(_mm256_set1_ps(0x1.ffffecp-1f), b));
+    const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), n);
+    const __m256 big = _mm256_cmp_ps(magnitude, _mm256_set1_ps(126), _CMP_GT_OQ);
+    const __m256 normal = _mm256_fmadd_ps(j, k, k);
+    if (!_mm256_movemask_ps(big)) return normal;
+    // g = 0x82000000 where n <= 0, else 0.
+    const __m256i g = _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(n, _mm256_setzero_ps(), _CMP_LE_OQ)),
+                                       _mm256_set1_epi32((int)0x82000000u));
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_add_epi32(g, _mm256_set1_epi32(0x7F000000)));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_sub_epi32(e, g));
+    const __m256 huge = _mm256_cmp_ps(magnitude, _mm256_set1_ps(192), _CMP_GT_OQ);
+    const __m256 scaled = _mm256_mul_ps(_mm256_fmadd_ps(s2, j, s2), s1);
+    const __m256 r = _mm256_blendv_ps(scaled, _mm256_mul_ps(s1, s1), huge);
+    return _mm256_blendv_ps(normal, r, big);
+}
+
+/// One lane of `v_expf` (for the tails that do not fill 8 lanes).
+INLINE float expf_lane(float x) {
+    float in[8] = {x, 0, 0, 0, 0, 0, 0, 0}, out[8];
+    _mm256_storeu_ps(out, v_expf(_mm256_loadu_ps(in)));
+    return out[0];
+}
+
+TARGET void locallm_avx2_exp_shifted(float *row, long count, float shift) {
+    const __m256 s = _mm256_set1_ps(shift);
+    long i = 0;
+    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(row + i, v_expf(_mm256_sub_ps(_mm256_loadu_ps(row + i), s)));
+    for (; i < count; i++) row[i] = expf_lane(row[i] - shift);
+}
+
+TARGET void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count) {
+    const __m256 one = _mm256_set1_ps(1), zero = _mm256_setzero_ps();
+    for (long i = 0; i + 8 <= count; i += 8) {
+        const __m256 x = _mm256_loadu_ps(gate + i);
+        const __m256 silu = _mm256_div_ps(x, _mm256_add_ps(one, v_expf(_mm256_sub_ps(zero, x))));
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
+    }
+}
+
+TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1, long first_cell, const float *values,
+                                         long ldv, long c0, long c1, int lanes, float *out) {
+    if (lanes != 8 && lanes != 32) return;
+    __m256 partial[32];
+    float lanes_of[32][8];
+    for (long c = c0; c < c1; c += 8) {
+        const long width = c1 - c < 8 ? c1 - c : 8;
+        for (int i = 0; i < lanes; i++) partial[i] = _mm256_setzero_ps();
+        long slot = (first_cell + j0) % lanes;
+        for (long j = j0; j < j1; j++) {
+            const float *row = values + j * ldv + c;
+            __m256 v;
+            if (width == 8) {
+                v = _mm256_loadu_ps(row);
+            } else {
+                float tmp[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                memcpy(tmp, row, (size_t)width * sizeof(float));
+                v = _mm256_loadu_ps(tmp);
+            }
+            partial[slot] = _mm256_fmadd_ps(v, _mm256_set1_ps(weights[j]), partial[slot]);
+            slot = slot + 1 == lanes ? 0 : slot + 1;
+        }
+        for (int l = 0; l < lanes; l++) _mm256_storeu_ps(lanes_of[l], partial[l]);
+        for (long i = 0; i < width; i++) {
+            float v[8];
+            if (lanes == 32) {
+                // (a0 + a2) + (a1 + a3) lane by lane, where a_k[l] is partial[8k + l][i].
+                for (int l = 0; l < 8; l++)
+                    v[l] = (lanes_of[l][i] + lanes_of[16 + l][i]) + (lanes_of[8 + l][i] + lanes_of[24 + l][i]);
+                out[c + i] = reduce4x8_lanes(v);
+            } else {
+                for (int l = 0; l < 8; l++) v[l] = lanes_of[l][i];
+                out[c + i] = sum8_lanes(v);
+            }
+        }
+    }
+}
+
+#else
+float locallm_avx2_dot_vec(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
+float locallm_avx2_dot_tiled(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
+void locallm_avx2_exp_shifted(float *row, long count, float shift) { (void)row; (void)count; (void)shift; }
+void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count) {
+    (void)gate; (void)up; (void)out; (void)count;
+}
+void locallm_avx2_weighted_values(const float *weights, long j0, long j1, long first_cell, const float *values,
+                                  long ldv, long c0, long c1, int lanes, float *out) {
+    (void)weights; (void)j0; (void)j1; (void)first_cell; (void)values; (void)ldv; (void)c0; (void)c1; (void)lanes; (void)out;
+}
+#endif

@@ -1,0 +1,412 @@
+// Quantized matvec rows for AVX2 + FMA + F16C, chosen at run time (see include/locallm_avx2.h).
+//
+// Bit-identity with the Swift kernels rests on doing the same float operations in the same order:
+// - every block's int32 lanes are converted to float and FMAed with the block's scale into an 8-lane
+//   accumulator (`_mm256_fmadd_ps`), then summed in ggml's hsum_float_8 order;
+// - scalar terms (Q4_1/Q5_1 minimums, K-quant minimums, Q2_K/Q3_K/Q5_K block sums) use exactly the
+//   Swift expressions, with fused multiply-adds only where Swift has `addingProduct`.
+// The compiler must not contract `a * b + c` into an FMA on its own, or results would differ from the
+// Swift kernels (Swift never contracts): contraction is switched off for this file.
+#include "locallm_avx2.h"
+#include "CLocalLMShims.h"
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#pragma STDC FP_CONTRACT OFF
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+#include <immintrin.h>
+#include <string.h>
+
+static int cpu_has_avx2_fma_f16c;
+
+__attribute__((constructor))
+static void detect_avx2(void) {
+    __builtin_cpu_init();
+    cpu_has_avx2_fma_f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+        && __builtin_cpu_supports("f16c");
+}
+
+int locallm_has_avx2_fma_f16c(void) { return cpu_has_avx2_fma_f16c; }
+
+#define TARGET __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline)) TARGET
+
+/// Bytes ahead of the current row that a row-at-a-time loop prefetches (as `Prefetch.distance`).
+#define PREFETCH_DISTANCE 8192
+/// Groups of four rows ahead that the four-row loops prefetch (as `Prefetch.groupsAhead`).
+#define GROUPS_AHEAD 4
+
+INLINE float half_at(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+INLINE uint32_t u32_at(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+INLINE __m256i load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+
+/// ggml's hsum_float_8: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).
+INLINE float hsum8(__m256 v) {
+    __m128 r = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+INLINE int32_t hsum_int(__m256i v) {
+    __m128i r = _mm_add_epi32(_mm256_extracti128_si256(v, 1), _mm256_castsi256_si128(v));
+    r = _mm_add_epi32(r, _mm_unpackhi_epi64(r, r));
+    r = _mm_add_epi32(r, _mm_shuffle_epi32(r, 1));
+    return _mm_cvtsi128_si32(r);
+}
+
+/// Σ over 32 lanes of x·y as 8 int32 lanes (lane k: elements 4k…4k+3), for signed x and y.
+INLINE __m256i signed_dot(__m256i x, __m256i y) {
+    const __m256i ax = _mm256_sign_epi8(x, x), sy = _mm256_sign_epi8(y, x);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1));
+}
+
+/// The same for x in 0…127 and signed y.
+INLINE __m256i unsigned_dot(__m256i x, __m256i y) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), _mm256_set1_epi16(1));
+}
+
+/// 16 bytes of nibbles → 32 bytes: low nibbles (elements 0…15) then high nibbles (16…31).
+INLINE __m256i nibbles(const uint8_t *p) {
+    const __m128i bytes = _mm_loadu_si128((const __m128i *)p), mask = _mm_set1_epi8(0x0F);
+    const __m128i lo = _mm_and_si128(bytes, mask), hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
+    return _mm256_set_m128i(hi, lo);
+}
+
+/// The 32 bits of `bits` as 32 bytes: 0xFF where bit i is set, 0 elsewhere.
+INLINE __m256i bytes_from_bits(uint32_t bits) {
+    const __m256i v = _mm256_set1_epi32((int32_t)bits);
+    const __m256i spread = _mm256_shuffle_epi8(v, _mm256_set_epi64x(0x0303030303030303LL, 0x0202020202020202LL,
+                                                                    0x0101010101010101LL, 0));
+    const __m256i others = _mm256_or_si256(spread, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfeLL));
+    return _mm256_cmpeq_epi8(others, _mm256_set1_epi64x(-1));
+}
+
+INLINE void prefetch_row(const uint8_t *p, long stride) {
+    for (long o = 0; o < stride; o += 64) locallm_prefetch(p + o);
+}
+
+/// Rows one at a time with `dot(row)`, prefetching the row ~8 KB ahead (as the Swift row loops do).
+#define ROW_LOOP(DOT)                                                                     \
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0                     \
+        ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;                                  \
+    for (long r = start; r < end; r++) {                                                  \
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);           \
+        y[r] = DOT(base + r * stride, a, nb);                                             \
+    }
+
+// MARK: - 32-element blocks
+
+INLINE float dot_q8_0(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 34 * b;
+        const __m256i s = signed_dot(load32(x + 2), load32(a->qs + 32 * b));
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
+    }
+    return hsum8(acc);
+}
+
+INLINE float dot_q4_0(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    const __m256i eight = _mm256_set1_epi8(8);
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 18 * b;
+        const __m256i q = _mm256_sub_epi8(nibbles(x + 2), eight);
+        const __m256i s = signed_dot(q, load32(a->qs + 32 * b));
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
+    }
+    return hsum8(acc);
+}
+
+INLINE float dot_q4_1(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    float min_term = 0;
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 20 * b;
+        const __m256i s = unsigned_dot(nibbles(x + 4), load32(a->qs + 32 * b));
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
+        min_term += half_at(x + 2) * a->sums[b];
+    }
+    return hsum8(acc) + min_term;
+}
+
+INLINE __m256i q5_0_values(const uint8_t *x) {
+    // (q | bit·16) − 16 = q when the bit is set, q | 0xF0 (= q − 16 as int8) when not.
+    const __m256i missing = _mm256_andnot_si256(bytes_from_bits(u32_at(x + 2)), _mm256_set1_epi8((char)0xF0));
+    return _mm256_or_si256(nibbles(x + 6), missing);
+}
+
+INLINE float dot_q5_0(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 22 * b;
+        const __m256i s = signed_dot(q5_0_values(x), load32(a->qs + 32 * b));
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
+    }
+    return hsum8(acc);
+}
+
+INLINE float dot_q5_1(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    float min_term = 0;
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 24 * b;
+        const __m256i high = _mm256_and_si256(bytes_from_bits(u32_at(x + 4)), _mm256_set1_epi8(0x10));
+        const __m256i s = unsigned_dot(_mm256_or_si256(nibbles(x + 8), high), load32(a->qs + 32 * b));
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
+        min_term += half_at(x + 2) * a->sums[b];
+    }
+    return hsum8(acc) + min_term;
+}
+
+/// Four consecutive rows at once, each computed exactly as its one-row kernel: four independent FMA
+/// chains, each activation block loaded once, and the same stretch of a later group of rows prefetched.
+#define FOUR_ROWS(NAME, BLOCK_BYTES, LINES, BLOCK_EXPR, HAS_MIN, MIN_EXPR)                                       \
+    TARGET static void four_##NAME(const uint8_t *w, long stride, const locallm_activation *a, long nb, \
+                                   float *y) {                                                          \
+        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()}; \
+        float mins[4] = {0, 0, 0, 0};                                                                   \
+        const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;                                           \
+        for (long b = 0; b < nb; b++) {                                                                 \
+            const __m256i yq = load32(a->qs + 32 * b);                                                  \
+            const float yd = a->scales[b];                                                              \
+            const long o = BLOCK_BYTES * b;                                                             \
+            for (int l = 0; l < LINES; l++) locallm_prefetch(ahead + 4 * o + 64 * l);                  \
+            for (int k = 0; k < 4; k++) {                                                               \
+                const uint8_t *x = w + k * stride + o;                                                  \
+                acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(BLOCK_EXPR), _mm256_set1_ps(half_at(x) * yd), acc[k]); \
+                MIN_EXPR;                                                                               \
+            }                                                                                           \
+        }                                                                                               \
+        for (int k = 0; k < 4; k++) y[k] = HAS_MIN ? hsum8(acc[k]) + mins[k] : hsum8(acc[k]);           \
+    }
+
+FOUR_ROWS(q8_0, 34, 3, signed_dot(load32(x + 2), yq), 0, (void)mins)
+FOUR_ROWS(q5_0, 22, 2, signed_dot(q5_0_values(x), yq), 0, (void)mins)
+FOUR_ROWS(q4_1, 20, 2, unsigned_dot(nibbles(x + 4), yq), 1, mins[k] += half_at(x + 2) * a->sums[b])
+
+/// Groups of four rows, then single rows for the rest (the four-row kernels prefetch for themselves).
+#define BY_FOURS(NAME)                                                                    \
+    long r = start;                                                                       \
+    for (; r + 4 <= end; r += 4) four_##NAME(base + r * stride, stride, a, nb, y + r);    \
+    for (; r < end; r++) y[r] = dot_##NAME(base + r * stride, a, nb);
+
+TARGET void locallm_avx2_rows_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { BY_FOURS(q8_0) }
+TARGET void locallm_avx2_rows_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q4_0) }
+TARGET void locallm_avx2_rows_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { BY_FOURS(q4_1) }
+TARGET void locallm_avx2_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { BY_FOURS(q5_0) }
+TARGET void locallm_avx2_rows_q5_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q5_1) }
+
+// MARK: - K-quants (256-element blocks)
+
+/// K-quant scale and min j (0…7) from the 12 packed bytes at q (ggml's get_scale_min_k4).
+INLINE void scale_min_k4(int j, const uint8_t *q, int32_t *scale, int32_t *min) {
+    if (j < 4) {
+        *scale = q[j] & 63;
+        *min = q[j + 4] & 63;
+    } else {
+        *scale = (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4);
+        *min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+/// Lanes 0…3 (elements 0…15 of 32) times s0, lanes 4…7 (16…31) times s1.
+INLINE __m256i scale_halves(__m256i lanes, int32_t s0, int32_t s1) {
+    return _mm256_mullo_epi32(lanes, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
+}
+
+/// Q4_K in ggml's order: per block the 8 int32 lanes (scaled sub-block sums) FMAed with d into an
+/// 8-lane accumulator, and 4 min terms (two sub-blocks each) FMAed with −dmin into 4 accumulators.
+INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    float m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 144 * b;
+        const int8_t *yq = a->qs + 256 * b;
+        const int32_t *bs = a->bsums + 16 * b;
+        __m256i isum = _mm256_setzero_si256();
+        float mins[4];
+        for (int c = 0; c < 4; c++) {
+            const __m256i bytes = load32(x + 16 + 32 * c);
+            const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+            int32_t sc0, mn0, sc1, mn1;
+            scale_min_k4(2 * c, x + 4, &sc0, &mn0);
+            scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
+            const __m256i s0 = _mm256_mullo_epi32(unsigned_dot(lo, load32(yq + 64 * c)), _mm256_set1_epi32(sc0));
+            const __m256i s1 = _mm256_mullo_epi32(unsigned_dot(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(sc1));
+            isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
+            mins[c] = (float)(mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]));
+        }
+        const float yd = a->scales[b], dmin = -yd * half_at(x + 2);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), acc);
+        m0 = __builtin_fmaf(dmin, mins[0], m0);
+        m1 = __builtin_fmaf(dmin, mins[1], m1);
+        m2 = __builtin_fmaf(dmin, mins[2], m2);
+        m3 = __builtin_fmaf(dmin, mins[3], m3);
+    }
+    return hsum8(acc) + ((m0 + m2) + (m1 + m3));
+}
+
+/// Q6_K in ggml's order: lane k of a block sums q·y·scale over elements 4k…4k+3 of each 32, minus
+/// 32·(bsum·scale) of groups 2k and 2k+1; the 8 int32 lanes are FMAed with d.
+INLINE float dot_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 210 * b;
+        const int8_t *yq = a->qs + 256 * b;
+        const int8_t *sc = (const int8_t *)(x + 192);
+        const int32_t *bs = a->bsums + 16 * b;
+        int32_t off[8];
+        for (int m = 0; m < 8; m++) off[m] = -32 * (bs[2 * m] * sc[2 * m] + bs[2 * m + 1] * sc[2 * m + 1]);
+        __m256i isum = _mm256_loadu_si256((const __m256i *)off);
+        for (int half = 0; half < 2; half++) {
+            const uint8_t *ql = x + 64 * half;
+            const __m256i qh = load32(x + 128 + 32 * half);
+            const int8_t *yy = yq + 128 * half;
+            const int8_t *g = sc + 8 * half;
+            const __m256i l0 = load32(ql), l1 = load32(ql + 32);
+            const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
+            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
+            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
+            const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
+                                               _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
+            isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q0, load32(yy)), g[0], g[1]),
+                                                           scale_halves(unsigned_dot(q1, load32(yy + 32)), g[2], g[3])));
+            isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q2, load32(yy + 64)), g[4], g[5]),
+                                                           scale_halves(unsigned_dot(q3, load32(yy + 96)), g[6], g[7])));
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(a->scales[b] * half_at(x + 208)), _mm256_cvtepi32_ps(isum), acc);
+    }
+    return hsum8(acc);
+}
+
+/// Q5_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.
+INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    float sum = 0;
+    const __m256i mask = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 176 * b;
+        const int8_t *yq = a->qs + 256 * b;
+        const int32_t *bs = a->bsums + 16 * b;
+        const __m256i qh = load32(x + 16);
+        __m256i isum = _mm256_setzero_si256();
+        int32_t summs = 0;
+        for (int c = 0; c < 4; c++) {
+            const __m256i bytes = load32(x + 48 + 32 * c);
+            const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4);
+            const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4);
+            const __m256i lo = _mm256_or_si256(_mm256_and_si256(bytes, mask), h0);
+            const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask), h1);
+            int32_t sc0, mn0, sc1, mn1;
+            scale_min_k4(2 * c, x + 4, &sc0, &mn0);
+            scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(unsigned_dot(lo, load32(yq + 64 * c)), _mm256_set1_epi32(sc0)));
+            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(unsigned_dot(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(sc1)));
+            summs += mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]);
+        }
+        const float yd = a->scales[b];
+        sum += (yd * half_at(x)) * (float)hsum_int(isum) - (yd * half_at(x + 2)) * (float)summs;
+    }
+    return sum;
+}
+
+/// Q2_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.
+INLINE float dot_q2_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    float sum = 0;
+    const __m256i three = _mm256_set1_epi8(3);
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 84 * b;
+        const uint8_t *sc = x;
+        const int8_t *yq = a->qs + 256 * b;
+        const int32_t *bs = a->bsums + 16 * b;
+        int32_t summs = 0;
+        for (int g = 0; g < 16; g++) summs += bs[g] * (int32_t)(sc[g] >> 4);
+        __m256i isum = _mm256_setzero_si256();
+        for (int half = 0; half < 2; half++) {
+            const __m256i q = load32(x + 16 + 32 * half);
+            for (int j = 0; j < 4; j++) {
+                const int g = 8 * half + 2 * j;
+                const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), three);
+                const __m256i lanes = unsigned_dot(v, load32(yq + 128 * half + 32 * j));
+                isum = _mm256_add_epi32(isum, scale_halves(lanes, sc[g] & 0x0F, sc[g + 1] & 0x0F));
+            }
+        }
+        const float yd = a->scales[b];
+        sum += (yd * half_at(x + 80)) * (float)hsum_int(isum) - (yd * half_at(x + 82)) * (float)summs;
+    }
+    return sum;
+}
+
+/// Q3_K in the per-block float order of the Swift kernel: Σ (d·yd)·isum.
+INLINE float dot_q3_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    float sum = 0;
+    const __m256i three = _mm256_set1_epi8(3), four = _mm256_set1_epi8(4), one = _mm256_set1_epi8(1);
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 110 * b;
+        const int8_t *yq = a->qs + 256 * b;
+        const uint8_t *s = x + 96;
+        int32_t scales[16];
+        for (int i = 0; i < 16; i++) {
+            const int low = (s[i % 8] >> (i < 8 ? 0 : 4)) & 0x0F;
+            const int high = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
+            scales[i] = (int32_t)(int8_t)(low | (high << 4)) - 32;
+        }
+        const __m256i hm = load32(x);
+        __m256i isum = _mm256_setzero_si256();
+        for (int half = 0; half < 2; half++) {
+            const __m256i q = load32(x + 32 + 32 * half);
+            for (int j = 0; j < 4; j++) {
+                const int g = 8 * half + 2 * j;
+                const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), three);
+                // The high bit set means no −4 offset.
+                const __m256i bit = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * half + j), one);
+                const __m256i v = _mm256_sub_epi8(low, _mm256_andnot_si256(_mm256_cmpeq_epi8(bit, one), four));
+                const __m256i lanes = signed_dot(v, load32(yq + 128 * half + 32 * j));
+                isum = _mm256_add_epi32(isum, scale_halves(lanes, scales[g], scales[g + 1]));
+            }
+        }
+        sum += (half_at(x + 108) * a->scales[b]) * (float)hsum_int(isum);
+    }
+    return sum;
+}
+
+TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q2_K) }
+TARGET void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q3_K) }
+TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q4_K) }
+TARGET void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q5_K) }
+TARGET void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) { ROW_LOOP(dot_q6_K) }
+
+#else
+// Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
+int locallm_has_avx2_fma_f16c(void) { return 0; }
+#define NONE(T)                                                                                  \
+    void locallm_avx2_rows_##T(const uint8_t *base, long stride, const locallm_activation *a,   \
+                               long nb, float *y, long start, long end) {                        \
+        (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;            \
+    }
+NONE(q8_0) NONE(q4_0) NONE(q4_1) NONE(q5_0) NONE(q5_1) NONE(q2_K) NONE(q3_K) NONE(q4_K) NONE(q5_K) NONE(q6_K)
+#endif

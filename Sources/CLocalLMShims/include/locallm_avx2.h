@@ -1,0 +1,75 @@
+// Quantized matvec rows for x86-64 CPUs with AVX2, FMA and F16C, compiled for those instructions
+// per function (`__attribute__((target(...)))`) so that a plain `swift build` — which targets baseline
+// x86-64 (SSE2) and cannot compile Swift for AVX2 — still runs them, chosen once at run time from the
+// CPU's features, as ggml chooses its kernels.
+//
+// Each function computes exactly what the Swift kernels in LocalLMKernels compute (`DotFast`, and
+// `DotAVX2` in native builds): the same integer sums and the same float operations in the same order,
+// so results are bit-identical (tests compare them). The Swift kernels stay the reference and the path
+// on every other CPU.
+#ifndef LOCALLM_AVX2_H
+#define LOCALLM_AVX2_H
+
+#include <stdint.h>
+
+/// An activation row quantized for the integer dots (LocalLMKernels' `PreparedActivation`):
+/// `qs[n]` int8 values; `scales[n / block]` each block's d; `sums[n / 32]` Q8_1's s; `bsums[n / 16]`
+/// Q8_K's sums of each 16 values.
+typedef struct {
+    const int8_t *qs;
+    const float *scales;
+    const float *sums;
+    const int32_t *bsums;
+} locallm_activation;
+
+/// 1 when the CPU has AVX2, FMA and F16C (read once, when the library loads), 0 otherwise.
+int locallm_has_avx2_fma_f16c(void);
+
+/// y[r] = row r of the weights (rows `stride` bytes apart from `base`, `nb` blocks each) · the
+/// activation, for r in [start, end). One function per weight type. Call only when
+/// `locallm_has_avx2_fma_f16c()` is 1.
+void locallm_avx2_rows_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q5_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                            float *y, long start, long end);
+
+// MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
+
+/// ggml_vec_dot_f16's order over float operands: four 8-lane FMA accumulators over steps of 32,
+/// reduced as GGML_F32x8_REDUCE, the remainder one product at a time in double (`GGMLOrder.dotVec`).
+float locallm_avx2_dot_vec(const float *x, const float *y, long count);
+
+/// tinyBLAS's dot (ggml's batched F16/F32 products): one 8-lane FMA accumulator over steps of 8, then
+/// hsum_float_8's order (`GGMLOrder.dotTiled`). `count` must be a multiple of 8.
+float locallm_avx2_dot_tiled(const float *x, const float *y, long count);
+
+/// row[i] = ggml_v_expf(row[i] − shift) for i < count (`GGMLOrder.exp`, lane by lane).
+void locallm_avx2_exp_shifted(float *row, long count, float shift);
+
+/// out[i] = x / (1 + ggml_v_expf(0 − x)) · up[i] with x = gate[i], for i < count, count a multiple of 8
+/// (ggml_vec_swiglu_f32's vector part, `GGMLOrder.silu`).
+void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count);
+
+/// out[c] = Σ_j weights[j] · values[j·ldv + c] for c in [c0, c1) and j in [j0, j1), each output's terms
+/// accumulated with FMA into `lanes` (8 or 32) partial sums by cache cell (first_cell + j) mod lanes,
+/// then reduced as tinyBLAS (8) or ggml_vec_dot_f16 (32) reduce them (`Attention.weightedValues`).
+void locallm_avx2_weighted_values(const float *weights, long j0, long j1, long first_cell, const float *values,
+                                  long ldv, long c0, long c1, int lanes, float *out);
+
+#endif

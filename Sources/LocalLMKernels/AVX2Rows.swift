@@ -1,0 +1,59 @@
+import CLocalLMShims
+import LocalLMGGUF
+
+/// What the CPU running this process can do, read once (the C shims ask the CPU when they load).
+package enum CPUFeatures {
+    /// AVX2, FMA and F16C: the instructions the run-time-dispatched C kernels (`AVX2Rows`) use.
+    package static let avx2FMAF16C = locallm_has_avx2_fma_f16c() != 0
+}
+
+/// The C matvec row loops for AVX2 + FMA + F16C CPUs (`Sources/CLocalLMShims/avx2_rows.c`).
+///
+/// Why C: Swift compiles a function for AVX2 only when the whole module targets an AVX2 CPU, and a
+/// package cannot set that for the builds that depend on it. A plain `swift build` targets baseline
+/// x86-64, where the Swift kernels (`DotFast`) must emulate ggml's lane arithmetic with SSE2 and run
+/// 10× slower than the weights stream from memory. C compiles single functions for AVX2 with
+/// `__attribute__((target))`; the process picks them at run time when the CPU has the instructions, as
+/// ggml does. Each computes bit for bit what its Swift twin computes (`AVX2RowsTests`), and the Swift
+/// kernels stay the reference and the path on every other CPU.
+package enum AVX2Rows {
+    package typealias Rows = @convention(c) (
+        UnsafePointer<UInt8>?, Int, UnsafePointer<locallm_activation>?, Int, UnsafeMutablePointer<Float>?, Int, Int
+    ) -> Void
+
+    /// The row loop for weights of `type`, or nil when there is none (the Swift kernels handle it).
+    @inline(__always)
+    package static func function(for type: GGMLType) -> Rows? {
+        switch type {
+        case .q8_0: return locallm_avx2_rows_q8_0
+        case .q4_0: return locallm_avx2_rows_q4_0
+        case .q4_1: return locallm_avx2_rows_q4_1
+        case .q5_0: return locallm_avx2_rows_q5_0
+        case .q5_1: return locallm_avx2_rows_q5_1
+        case .q2_K: return locallm_avx2_rows_q2_K
+        case .q3_K: return locallm_avx2_rows_q3_K
+        case .q4_K: return locallm_avx2_rows_q4_K
+        case .q5_K: return locallm_avx2_rows_q5_K
+        case .q6_K: return locallm_avx2_rows_q6_K
+        default: return nil
+        }
+    }
+
+    /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type` (which must exist).
+    package static func rows(_ w: WeightMatrix, _ a: PreparedActivation, _ y: UnsafeMutablePointer<Float>,
+                             _ start: Int, _ end: Int) {
+        guard let rows = function(for: w.type) else { return }
+        withUnsafePointer(to: a.cActivation) {
+            rows(w.data.assumingMemoryBound(to: UInt8.self), w.rowStride, $0, w.columns / w.type.blockSize, y, start, end)
+        }
+    }
+}
+
+extension PreparedActivation {
+    /// The arrays of this activation as the C kernels take them.
+    @inline(__always)
+    package var cActivation: locallm_activation {
+        locallm_activation(qs: UnsafePointer(qs), scales: UnsafePointer(scales), sums: UnsafePointer(sums),
+                           bsums: UnsafePointer(bsums))
+    }
+}

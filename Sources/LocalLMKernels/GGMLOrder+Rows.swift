@@ -1,0 +1,57 @@
+import CLocalLMShims
+
+/// Whole-row loops of attention and the FFN in ggml's float order: the C kernels for AVX2 + FMA
+/// (`Sources/CLocalLMShims/avx2_math.c`, chosen at run time) when the CPU has them, else the Swift
+/// functions of ``GGMLOrder`` element by element. The two compute the same values bit for bit
+/// (`AVX2KernelsTests`); the C ones exist because a build without a target CPU must emulate each fused
+/// multiply-add in Swift, which made attention and SiLU 20× slower than the instruction.
+package enum GGMLRows {
+    /// ``GGMLOrder/dotVec(_:_:count:)``.
+    @inline(__always)
+    package static func dotVec(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {
+        if CPUFeatures.avx2FMAF16C { return locallm_avx2_dot_vec(x, y, count) }
+        return GGMLOrder.dotVec(x, y, count: count)
+    }
+
+    /// ``GGMLOrder/dotTiled(_:_:count:)``.
+    @inline(__always)
+    package static func dotTiled(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {
+        if CPUFeatures.avx2FMAF16C { return locallm_avx2_dot_tiled(x, y, count) }
+        return GGMLOrder.dotTiled(x, y, count: count)
+    }
+
+    /// row[i] = ``GGMLOrder/exp(_:)``(row[i] − shift) for i < count.
+    @inline(__always)
+    package static func expShifted(_ row: UnsafeMutablePointer<Float>, count: Int, shift: Float) {
+        guard count > 0 else { return }
+        if CPUFeatures.avx2FMAF16C {
+            locallm_avx2_exp_shifted(row, count, shift)
+            return
+        }
+        for i in 0..<count { row[i] = GGMLOrder.exp(row[i] - shift) }
+    }
+
+    /// out[i] = ``GGMLOrder/silu(_:)``(gate[i]) · up[i] for i < count, count a multiple of 8.
+    @inline(__always)
+    package static func swiglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>,
+                               count: Int) {
+        if CPUFeatures.avx2FMAF16C {
+            locallm_avx2_swiglu(gate, up, out, count)
+            return
+        }
+        for i in 0..<count { out[i] = GGMLOrder.silu(gate[i]) * up[i] }
+    }
+
+    /// The C kernel of the runtime's attention `weightedValues` (see its documentation), when the CPU
+    /// has one: returns false, having done nothing, when it does not.
+    @inline(__always)
+    package static func weightedValuesAVX2(
+        _ weights: UnsafePointer<Float>, positions: Range<Int>, firstCell: Int, values: UnsafePointer<Float>, ldv: Int,
+        columns: Range<Int>, lanes: Int, out: UnsafeMutablePointer<Float>
+    ) -> Bool {
+        guard CPUFeatures.avx2FMAF16C, lanes == 8 || lanes == 32 else { return false }
+        locallm_avx2_weighted_values(weights, positions.lowerBound, positions.upperBound, firstCell, values, ldv,
+                                     columns.lowerBound, columns.upperBound, Int32(lanes), out)
+        return true
+    }
+}
