@@ -87,7 +87,7 @@ import Testing
                 var chain = options.makeChain(mask: LogitMaskStep(GrammarTokenMask(index)))
                 try sequence.truncate(to: prompt.count - 1)
                 let result = try Generation.run(sequence: sequence, prompt: [prompt[prompt.count - 1]], sampler: &chain,
-                                                tokenizer: tokenizer, options: GenerationOptions(maxTokens: Self.maxTokens))
+                                                tokenizer: tokenizer, options: GenerationLimits(maxTokens: Self.maxTokens))
                 runs += 1
                 tokens += result.ids.count
                 switch Self.outcome(result, entry.schema, grammar) {
@@ -119,7 +119,7 @@ import Testing
         options.seed = 5
         var free = options.makeChain()
         let result = try Generation.run(sequence: try model.makeSequence(contextSize: prompt.count + 24), prompt: prompt,
-                                        sampler: &free, tokenizer: tokenizer, options: GenerationOptions(maxTokens: 16))
+                                        sampler: &free, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 16))
         var matcher = GrammarMatcher(grammar)
         #expect(!(matcher.accept(bytes: Array(result.text.utf8)) && matcher.canTerminate), "\(result.text)")
     }

@@ -27,7 +27,7 @@ import Testing
                 let sequence = try model.makeSequence(contextSize: testCase.ids.count + 80, batchArithmetic: .llamaCpp)
                 var sampler = SamplingOptions.greedy.makeChain()
                 let result = try Generation.run(sequence: sequence, prompt: testCase.ids, sampler: &sampler,
-                                                tokenizer: tokenizer, options: GenerationOptions(maxTokens: 64))
+                                                tokenizer: tokenizer, options: GenerationLimits(maxTokens: 64))
                 if result.ids == testCase.generated_no_repack {
                     same += 1
                 } else {
@@ -50,7 +50,7 @@ import Testing
         var sampler = SamplingOptions.greedy.makeChain()
         let result = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
                                         sampler: &sampler, tokenizer: tokenizer,
-                                        options: GenerationOptions(maxTokens: 5))
+                                        options: GenerationLimits(maxTokens: 5))
         #expect(result.ids.count == 5 && result.stopReason == .maxTokens)
     }
 
@@ -59,7 +59,7 @@ import Testing
         let tokenizer = try model.makeTokenizer()
         var sampler = SamplingOptions.greedy.makeChain()
         let free = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
-                                      sampler: &sampler, tokenizer: tokenizer, options: GenerationOptions(maxTokens: 40))
+                                      sampler: &sampler, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 40))
         // Stop at the text of the first generated token whose text is new (not in the text before it).
         let cut = try #require((1..<free.ids.count).first { i in
             let piece = tokenizer.decode([Int32(free.ids[i])])
@@ -71,7 +71,7 @@ import Testing
         var again = SamplingOptions.greedy.makeChain()
         let stopped = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
                                          sampler: &again, tokenizer: tokenizer,
-                                         options: GenerationOptions(maxTokens: 40, stopStrings: [stop]))
+                                         options: GenerationLimits(maxTokens: 40, stopStrings: [stop]))
         #expect(stopped.stopReason == .stopString(stop))
         #expect(stopped.text == prefix)
     }
@@ -82,7 +82,7 @@ import Testing
         var sampler = SamplingOptions.greedy.makeChain()
         let result = try Generation.run(sequence: try model.makeSequence(contextSize: 6), prompt: [5, 6, 7],
                                         sampler: &sampler, tokenizer: tokenizer,
-                                        options: GenerationOptions(maxTokens: 50))
+                                        options: GenerationLimits(maxTokens: 50))
         #expect(result.stopReason == .contextFull && result.ids.count == 4)
     }
 
@@ -93,7 +93,7 @@ import Testing
             var sampler = SamplingOptions.greedy.makeChain()
             return try Generation.run(sequence: try model.makeSequence(contextSize: 512), prompt: [5, 6, 7],
                                       sampler: &sampler, tokenizer: tokenizer,
-                                      options: GenerationOptions(maxTokens: 400)) { _ in
+                                      options: GenerationLimits(maxTokens: 400)) { _ in
                 withUnsafeCurrentTask { $0?.cancel() }  // cancel from inside, after the first token
                 return true
             }
@@ -107,11 +107,11 @@ import Testing
         let tokenizer = try model.makeTokenizer()
         var sampler = SamplingOptions.greedy.makeChain()
         let direct = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [9, 8, 7],
-                                        sampler: &sampler, tokenizer: tokenizer, options: GenerationOptions(maxTokens: 10))
+                                        sampler: &sampler, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 10))
         var streamed: [Int] = []
         for try await token in Generation.stream(sequence: try model.makeSequence(contextSize: 64), prompt: [9, 8, 7],
                                                  sampler: SamplingOptions.greedy.makeChain(), tokenizer: tokenizer,
-                                                 options: GenerationOptions(maxTokens: 10)) {
+                                                 options: GenerationLimits(maxTokens: 10)) {
             streamed.append(token.id)
         }
         #expect(streamed == direct.ids)

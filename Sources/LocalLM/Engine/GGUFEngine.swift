@@ -1,6 +1,7 @@
 import Foundation
 import LocalLMGGUF
 import LocalLMGrammar
+import LocalLMJinja
 import LocalLMRuntime
 import LocalLMTokenizers
 import Logging
@@ -13,7 +14,7 @@ package final class GGUFEngine: LocalEngine {
     package let renderer: PromptRenderer
     package let contextSize: Int
     package let languages: [String]?
-    package let cacheType: LocalLMRuntime.KVCacheType
+    package let cacheType: LocalLMRuntime.KVCacheStorage
     package let name: String
     /// Token bytes for grammar masks, made on first use.
     private let tokenTable: Locked<TokenTable?> = Locked(nil)

@@ -1,7 +1,7 @@
 import LocalLMTokenizers
 
 /// When to stop generating, besides end-of-generation tokens.
-public struct GenerationOptions: Sendable, Equatable {
+public struct GenerationLimits: Sendable, Equatable {
     /// Tokens to generate at most.
     public var maxTokens: Int
     /// Generation stops when the text contains one of these; the text is cut before it.
@@ -49,7 +49,7 @@ public enum Generation {
     /// `onToken` sees every generated token (not the stop token) and may return false to stop.
     public static func run(
         sequence: ModelSequence, prompt: [Int], sampler: inout SamplerChain, tokenizer: Tokenizer,
-        options: GenerationOptions = GenerationOptions(),
+        options: GenerationLimits = GenerationLimits(),
         onToken: (GeneratedToken) -> Bool = { _ in true }
     ) throws(RuntimeError) -> GenerationResult {
         var result = GenerationResult(ids: [], text: "", stopReason: .maxTokens)
@@ -119,7 +119,7 @@ public enum Generation {
     /// between tokens.
     public static func stream(
         sequence: sending ModelSequence, prompt: [Int], sampler: sending SamplerChain, tokenizer: Tokenizer,
-        options: GenerationOptions = GenerationOptions()
+        options: GenerationLimits = GenerationLimits()
     ) -> AsyncThrowingStream<GeneratedToken, any Error> {
         let (stream, continuation) = AsyncThrowingStream<GeneratedToken, any Error>.makeStream()
         let task = Task.detached {

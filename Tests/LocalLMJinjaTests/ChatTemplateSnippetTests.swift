@@ -1,6 +1,6 @@
 import Foundation
 import LocalLMTestSupport
-import LocalLMTokenizers
+import LocalLMJinja
 import Testing
 
 /// One-feature templates (loops, macros, filters, tests, methods, slicing, whitespace control,

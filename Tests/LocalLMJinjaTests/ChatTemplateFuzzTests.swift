@@ -1,6 +1,6 @@
 import Foundation
 import LocalLMTestSupport
-import LocalLMTokenizers
+import LocalLMJinja
 import Testing
 
 /// Mutated real templates must parse-or-fail and render-or-fail with a typed error, never crash

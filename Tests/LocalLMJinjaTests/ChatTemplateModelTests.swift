@@ -1,7 +1,7 @@
 import Foundation
 import LocalLMGGUF
 import LocalLMTestSupport
-import LocalLMTokenizers
+import LocalLMJinja
 import Testing
 
 /// Templates and special-token texts read from the real test models' GGUF metadata.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocalLMGGUF
+import LocalLMJinja
 import LocalLMTokenizers
 
 /// `locallm template (--model M | --template FILE.jinja) --context CONTEXT.json`: renders a chat

@@ -1,6 +1,6 @@
 import Foundation
 import LocalLMTestSupport
-import LocalLMTokenizers
+import LocalLMJinja
 import Testing
 
 /// Every llama.cpp reference template × every conversation in `Tests/Fixtures/templates/contexts.json`,

@@ -79,7 +79,7 @@ struct GenerateCommand: AsyncParsableCommand {
         var streamed = 0  // UTF-8 bytes written so far
         let result = try Generation.run(
             sequence: sequence, prompt: ids, sampler: &sampler, tokenizer: tokenizer,
-            options: GenerationOptions(maxTokens: maxTokens, stopStrings: stop)
+            options: GenerationLimits(maxTokens: maxTokens, stopStrings: stop)
         ) { token in
             if !json {
                 FileHandle.standardOutput.write(Data(token.text.utf8))

@@ -1,5 +1,5 @@
 import Foundation
-import LocalLMTokenizers
+import LocalLMJinja
 import Testing
 
 /// Typed errors with template positions, and resource limits against hostile templates.

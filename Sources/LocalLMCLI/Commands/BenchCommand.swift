@@ -24,7 +24,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard promptTokens > 0, genTokens > 0, reps > 0 else { throw ValidationError("counts must be positive") }
-        guard let cacheType = KVCacheType(rawValue: kvType) else { throw ValidationError("--kv-type is f16 or f32") }
+        guard let cacheType = KVCacheStorage(rawValue: kvType) else { throw ValidationError("--kv-type is f16 or f32") }
         let clock = ContinuousClock()
         let loadStart = clock.now
         let loaded = try ModelLoading.load(model, threads: threads)

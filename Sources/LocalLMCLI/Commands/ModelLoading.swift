@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocalLMRuntime
+import LocalLMJinja
 import LocalLMTokenizers
 
 /// Loading and prompt handling shared by `generate`, `logits` and `bench`.
