@@ -2,8 +2,9 @@
 // LocalLM: Apple's FoundationModels API on any machine, over a from-scratch Swift transformer runtime.
 //
 // Layering (lowest first); a target never imports one above it (Docs/architecture.md):
-//   LocalLMGGUF → LocalLMKernels, LocalLMTokenizers, LocalLMJinja → LocalLMGrammar → LocalLMRuntime
-//   → LocalLM → LocalLMCLI (the `locallm` executable)
+//   LocalLMGGUF → LocalLMKernels, LocalLMTokenizers, LocalLMJinja
+//   LocalLMTokenizers → LocalLMGrammar;  LocalLMKernels + LocalLMTokenizers → LocalLMRuntime
+//   LocalLMGrammar + LocalLMRuntime + LocalLMJinja → LocalLMEngine → LocalLM → LocalLMCLI (`locallm`)
 // Examples/ is a package of its own (Examples/Package.swift), so a package depending on LocalLM
 // resolves swift-argument-parser, swift-log and swift-syntax only.
 // (LocalLMKernels also uses two C modules: COpenBLAS for sgemm and CLocalLMShims for prefetch.)
@@ -57,11 +58,22 @@ let package = Package(
         .target(name: "LocalLMJinja", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),
         // JSON Schema / GBNF / regex → grammar → token masks. Needs the vocabulary's token bytes only.
         .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers"], swiftSettings: swiftSettings),
-        // Architectures, KV cache, sampler chain, generation loop: everything that turns ids into logits
-        // and tokens. The grammar plugs into the sampler as a mask step.
+        // Architectures, KV cache, sampler chain: everything that turns ids into logits
+        // and a logit row into a token. GGUF for the weights, Kernels for the arithmetic, Tokenizers for
+        // the vocabulary a model file carries. The grammar plugs into the sampler from above, through
+        // the `TokenMask` protocol, so the runtime does not depend on it.
         .target(
             name: "LocalLMRuntime",
-            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar"],
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers"],
+            swiftSettings: swiftSettings
+        ),
+        // The engine: model loading (one BOS rule, one grammar token table), the grammar mask step (lazy
+        // and required), and the one generation loop every caller uses (sessions, `locallm generate`).
+        // Runtime for the model and sampler, Tokenizers for ids ↔ text, Grammar for constrained decoding,
+        // Jinja for the model's chat template, GGUF to open the file. Knows nothing of sessions.
+        .target(
+            name: "LocalLMEngine",
+            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime"],
             swiftSettings: swiftSettings
         ),
         // @Generable and @Guide expand at compile time into Generable conformances, schemas and
@@ -77,12 +89,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The public FoundationModels-compatible API: sessions, tools, @Generable, transcript.
-        // Runtime for the model and the generation loop, Tokenizers for the vocabulary, Jinja for chat
-        // templates, Grammar for constrained decoding, Macros for @Generable, Logging for request tracing.
+        // Engine for the model and the generation loop (Runtime for the sampler settings, Jinja and
+        // Tokenizers for rendering transcripts, Grammar for schemas), Macros for @Generable, Logging for
+        // request tracing.
         .target(
             name: "LocalLM",
             dependencies: [
-                "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMMacros",
+                "LocalLMEngine", "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMMacros",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -92,8 +105,8 @@ let package = Package(
         .executableTarget(
             name: "LocalLMCLI",
             dependencies: [
-                "LocalLM", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar",
-                "LocalLMRuntime",
+                "LocalLM", "LocalLMEngine", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMJinja",
+                "LocalLMGrammar", "LocalLMRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -102,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "LocalLMBenchmarks",
             // LocalLM for the session suite (multi-turn time to first token through the public API).
-            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime", "LocalLM"],
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime", "LocalLMEngine", "LocalLM"],
             path: "Benchmarks/LocalLMBenchmarks",
             swiftSettings: swiftSettings
         ),
@@ -121,10 +134,15 @@ let package = Package(
         .testTarget(name: "LocalLMJinjaTests", dependencies: ["LocalLMJinja", "LocalLMGGUF", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LocalLMEngineTests",
+            dependencies: ["LocalLMEngine", "LocalLMRuntime", "LocalLMGrammar", "LocalLMTokenizers", "LocalLMTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // InMemoryLogging: the request-tracing test reads what a session logs.
         .testTarget(
             name: "LocalLMTests",
-            dependencies: ["LocalLM", "LocalLMGrammar", "LocalLMJinja", "LocalLMTestSupport",
+            dependencies: ["LocalLM", "LocalLMEngine", "LocalLMGrammar", "LocalLMJinja", "LocalLMTestSupport",
                            .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocalLMEngine
 import LocalLMGrammar
 import LocalLMRuntime
 
@@ -71,16 +72,18 @@ struct GenerateCommand: AsyncParsableCommand {
         options.topP = topP
         options.minP = minP
         options.seed = seed
-        let mask = constraint.map {
-            LogitMaskStep(GrammarTokenMask(GrammarTokenIndex(grammar: $0, tokens: TokenTable(vocabulary: tokenizer.vocabulary))))
+        // The same grammar step and generation loop as sessions use (LocalLMEngine).
+        let grammarMask = constraint.map {
+            GrammarMask(GrammarConstraint(
+                GrammarTokenIndex(grammar: $0, tokens: TokenTable(vocabulary: tokenizer.vocabulary)), activation: .required))
         }
-        var sampler = options.makeChain(mask: mask)
+        let generator = TokenGenerator(
+            sequence: sequence, tokenizer: tokenizer, sampler: options.makeChain(mask: grammarMask.map { LogitMaskStep($0) }),
+            grammar: grammarMask, limits: GenerationLimits(maxTokens: maxTokens, stopStrings: stop))
         let json = self.json
         var streamed = 0  // UTF-8 bytes written so far
-        let result = try Generation.run(
-            sequence: sequence, prompt: ids, sampler: &sampler, tokenizer: tokenizer,
-            options: GenerationLimits(maxTokens: maxTokens, stopStrings: stop)
-        ) { token in
+        _ = try await generator.prefill(ids, yielding: false)
+        let result = try await generator.run { token in
             if !json {
                 FileHandle.standardOutput.write(Data(token.text.utf8))
                 streamed += token.text.utf8.count

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocalLMEngine
 import LocalLMGrammar
 import LocalLMRuntime
 

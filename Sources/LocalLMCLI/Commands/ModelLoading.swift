@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import LocalLMRuntime
+import LocalLMEngine
 import LocalLMJinja
+import LocalLMRuntime
 import LocalLMTokenizers
 
 /// Loading and prompt handling shared by `generate`, `logits` and `bench`.
@@ -17,18 +18,15 @@ enum ModelLoading {
     }
 
     /// The prompt as a user message rendered with the model's chat template (with the generation
-    /// prompt), tokenized with specials parsed; BOS is added by the model's rule unless the template
-    /// already wrote it.
+    /// prompt), tokenized as sessions tokenize it (`Tokenizer.promptTokens(rendered:)`: specials parsed,
+    /// BOS by the model's rule unless the template already wrote it).
     static func chatIds(_ text: String, model: TransformerModel, tokenizer: Tokenizer) throws -> [Int] {
         let template = try ModelChatTemplate(gguf: model.file)
         let rendered = try template.render(context: [
             "messages": .array([.object(JinjaObject([("role", .string("user")), ("content", .string(text))]))]),
             "add_generation_prompt": .bool(true),
         ])
-        var ids = tokenizer.encode(rendered, addSpecial: false, parseSpecial: true)
-        let vocabulary = tokenizer.vocabulary
-        if vocabulary.addBOS, let bos = vocabulary.bos, ids.first != bos { ids.insert(bos, at: 0) }
-        return ids.map(Int.init)
+        return tokenizer.promptTokens(rendered: rendered)
     }
 
     static func parseIds(_ list: String) throws -> [Int] {

@@ -8,20 +8,20 @@ import Dispatch
 /// program (a UI, a server's network handling, a tool call's own async work) would wait for a token
 /// boundary. This executor runs its jobs, in order, on a serial dispatch queue instead: such queues
 /// get threads of their own (dispatch "overcommits" for them), outside the cooperative pool's width.
-final class ModelWorkExecutor: SerialExecutor, @unchecked Sendable {
+package final class ModelWorkExecutor: SerialExecutor, @unchecked Sendable {
     private let queue: DispatchQueue
 
-    init(label: String) {
+    package init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 }

@@ -1,4 +1,4 @@
-@testable import LocalLM
+import LocalLMEngine
 import LocalLMGrammar
 import LocalLMRuntime
 import LocalLMTestSupport
@@ -6,13 +6,12 @@ import Testing
 
 /// The grammar as the first step of the runtime's sampler chain, on SmolLM2's real vocabulary.
 @Suite("Grammar in the sampler chain")
-struct RequestGrammarMaskTests {
+struct GrammarMaskRefusalTests {
     let engine: GGUFEngine
     let index: GrammarTokenIndex
 
     init() throws {
-        let model = SystemLanguageModel(contentsOf: try TestModels.require(TestModels.smolLM2))
-        engine = try #require(try EngineRegistry.shared.engine(for: model.engineKey) as? GGUFEngine)
+        engine = try GGUFEngine(contentsOf: try TestModels.require(TestModels.smolLM2), threads: nil, contextSize: 512, cacheType: .f16)
         index = try engine.grammarIndex(key: "test:object-a") {
             try CompiledGrammar(jsonSchema: #"{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}"#)
         }
@@ -32,8 +31,8 @@ struct RequestGrammarMaskTests {
     }
 
     @Test func aTriggerTokenWhoseRestTheGrammarRefusesIsReplaced() throws {
-        let mask = RequestGrammarMask(GrammarConstraint(index, activation: .lazy(triggers: ["<tool_call>"])))
-        var chain = GenerationOptions(samplingMode: .greedy).makeSamplerChain(mask: LogitMaskStep(mask))
+        let mask = GrammarMask(GrammarConstraint(index, activation: .lazy(triggers: ["<tool_call>"])))
+        var chain = SamplingOptions.greedy.makeChain(mask: LogitMaskStep(mask))
         for token in engine.tokenizer.encode("Sure: <tool_call", addSpecial: false, parseSpecial: false) {
             #expect(mask.admits(Int(token)))
             chain.accept(Int(token))
@@ -56,15 +55,15 @@ struct RequestGrammarMaskTests {
     @Test func refusalsAreBoundedAndEndInNil() throws {
         // Trigger "a": every token with a letter right after its first "a" completes the trigger
         // and goes on with bytes the object grammar refuses. Rank more of them than the bound.
-        let mask = RequestGrammarMask(GrammarConstraint(index, activation: .lazy(triggers: ["a"])))
-        var chain = GenerationOptions(samplingMode: .greedy).makeSamplerChain(mask: LogitMaskStep(mask))
+        let mask = GrammarMask(GrammarConstraint(index, activation: .lazy(triggers: ["a"])))
+        var chain = SamplingOptions.greedy.makeChain(mask: LogitMaskStep(mask))
         let letters = Set(UInt8(ascii: "a")...UInt8(ascii: "z"))
         let refused = index.tokens.tokenBytes.indices.filter { token in
             let bytes = index.tokens.tokenBytes[token]
             guard !index.tokens.special.contains(token), let a = bytes.firstIndex(of: UInt8(ascii: "a")) else { return false }
             return a + 1 < bytes.count && letters.contains(bytes[a + 1])
-        }.prefix(RequestGrammarMask.maximumRefusals + 10)
-        #expect(refused.count == RequestGrammarMask.maximumRefusals + 10)
+        }.prefix(GrammarMask.maximumRefusals + 10)
+        #expect(refused.count == GrammarMask.maximumRefusals + 10)
         #expect(refused.allSatisfy { !mask.admits($0) && mask.allows($0) })
         let chosen = mask.choose(with: &chain, logits: logits(preferring: Array(refused)), isEndOfGeneration: engine.isEndOfGeneration)
         #expect(chosen == nil)
@@ -76,8 +75,15 @@ struct RequestGrammarMaskTests {
     }
 
     @Test func aRequiredGrammarMasksFromTheFirstToken() throws {
-        let mask = RequestGrammarMask(GrammarConstraint(index, activation: .required))
-        var chain = GenerationOptions(samplingMode: .random(top: 50, seed: 7), temperature: 1).makeSamplerChain(mask: LogitMaskStep(mask))
+        let mask = GrammarMask(GrammarConstraint(index, activation: .required))
+        // As a session's `.random(top: 50, seed: 7)` at temperature 1 (min-p off).
+        var sampling = SamplingOptions()
+        sampling.temperature = 1
+        sampling.topK = 50
+        sampling.topP = 1
+        sampling.minP = 0
+        sampling.seed = 7
+        var chain = sampling.makeChain(mask: LogitMaskStep(mask))
         var text: [UInt8] = []
         for _ in 0..<12 {
             let token = try #require(mask.choose(with: &chain, logits: logits(preferring: []), isEndOfGeneration: engine.isEndOfGeneration))

@@ -1,8 +1,18 @@
 import Foundation
+import LocalLMEngine
 import LocalLMRuntime
 import LocalLMTestSupport
 import LocalLMTokenizers
 import Testing
+
+/// The one generation loop (`TokenGenerator`) from a fresh sequence, as `locallm generate` runs it.
+func generate(sequence: ModelSequence, prompt: [Int], sampler: SamplerChain, grammar: GrammarMask? = nil,
+              tokenizer: Tokenizer, options: GenerationLimits,
+              onToken: (GeneratedToken) -> Bool = { _ in true }) async throws -> GenerationResult {
+    let generator = TokenGenerator(sequence: sequence, tokenizer: tokenizer, sampler: sampler, grammar: grammar, limits: options)
+    _ = try await generator.prefill(prompt, yielding: false)
+    return try await generator.run(onToken: onToken)
+}
 
 @Suite struct GenerationTests {
     static func model() throws -> TransformerModel {
@@ -15,9 +25,9 @@ import Testing
     /// operations. The reference is llama.cpp with weight repacking off (`generated_no_repack`): its
     /// repacked Q4_0/Q4_K kernels sum in another order, which LocalLM does not reproduce
     /// (Docs/fidelity.md). Each model must reach 95%; the counts are printed.
-    @Test func greedyGenerationMatchesLlamaCpp() throws {
+    @Test func greedyGenerationMatchesLlamaCpp() async throws {
         var matches = 0, prompts = 0
-        for name in FidelityTests.models {
+        for name in RuntimeGoldens.models {
             let golden = try RuntimeGoldens.load(name)
             let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL(name))
             let tokenizer = try model.makeTokenizer()
@@ -25,8 +35,8 @@ import Testing
             var report: [String] = []
             for (index, testCase) in golden.cases.enumerated() {
                 let sequence = try model.makeSequence(contextSize: testCase.ids.count + 80, batchArithmetic: .llamaCpp)
-                var sampler = SamplingOptions.greedy.makeChain()
-                let result = try Generation.run(sequence: sequence, prompt: testCase.ids, sampler: &sampler,
+                let sampler = SamplingOptions.greedy.makeChain()
+                let result = try await generate(sequence: sequence, prompt: testCase.ids, sampler: sampler,
                                                 tokenizer: tokenizer, options: GenerationLimits(maxTokens: 64))
                 if result.ids == testCase.generated_no_repack {
                     same += 1
@@ -44,22 +54,22 @@ import Testing
         #expect(Double(matches) >= 0.95 * Double(prompts))
     }
 
-    @Test func stopsAtMaxTokens() throws {
+    @Test func stopsAtMaxTokens() async throws {
         let model = try Self.model()
         let tokenizer = try model.makeTokenizer()
-        var sampler = SamplingOptions.greedy.makeChain()
-        let result = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
-                                        sampler: &sampler, tokenizer: tokenizer,
+        let sampler = SamplingOptions.greedy.makeChain()
+        let result = try await generate(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
+                                        sampler: sampler, tokenizer: tokenizer,
                                         options: GenerationLimits(maxTokens: 5))
         #expect(result.ids.count == 5 && result.stopReason == .maxTokens)
     }
 
-    @Test func stopsAtStopStringsAndCutsThem() throws {
+    @Test func stopsAtStopStringsAndCutsThem() async throws {
         let model = try Self.model()
         let tokenizer = try model.makeTokenizer()
-        var sampler = SamplingOptions.greedy.makeChain()
-        let free = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
-                                      sampler: &sampler, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 40))
+        let sampler = SamplingOptions.greedy.makeChain()
+        let free = try await generate(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
+                                      sampler: sampler, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 40))
         // Stop at the text of the first generated token whose text is new (not in the text before it).
         let cut = try #require((1..<free.ids.count).first { i in
             let piece = tokenizer.decode([Int32(free.ids[i])])
@@ -68,20 +78,20 @@ import Testing
         })
         let prefix = tokenizer.decode(free.ids.prefix(cut).map(Int32.init))
         let stop = tokenizer.decode([Int32(free.ids[cut])])
-        var again = SamplingOptions.greedy.makeChain()
-        let stopped = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
-                                         sampler: &again, tokenizer: tokenizer,
+        let again = SamplingOptions.greedy.makeChain()
+        let stopped = try await generate(sequence: try model.makeSequence(contextSize: 64), prompt: [5, 6, 7],
+                                         sampler: again, tokenizer: tokenizer,
                                          options: GenerationLimits(maxTokens: 40, stopStrings: [stop]))
         #expect(stopped.stopReason == .stopString(stop))
         #expect(stopped.text == prefix)
     }
 
-    @Test func stopsWhenTheContextIsFull() throws {
+    @Test func stopsWhenTheContextIsFull() async throws {
         let model = try Self.model()
         let tokenizer = try model.makeTokenizer()
-        var sampler = SamplingOptions.greedy.makeChain()
-        let result = try Generation.run(sequence: try model.makeSequence(contextSize: 6), prompt: [5, 6, 7],
-                                        sampler: &sampler, tokenizer: tokenizer,
+        let sampler = SamplingOptions.greedy.makeChain()
+        let result = try await generate(sequence: try model.makeSequence(contextSize: 6), prompt: [5, 6, 7],
+                                        sampler: sampler, tokenizer: tokenizer,
                                         options: GenerationLimits(maxTokens: 50))
         #expect(result.stopReason == .contextFull && result.ids.count == 4)
     }
@@ -90,9 +100,9 @@ import Testing
         let model = try Self.model()
         let tokenizer = try model.makeTokenizer()
         let task = Task {
-            var sampler = SamplingOptions.greedy.makeChain()
-            return try Generation.run(sequence: try model.makeSequence(contextSize: 512), prompt: [5, 6, 7],
-                                      sampler: &sampler, tokenizer: tokenizer,
+            let sampler = SamplingOptions.greedy.makeChain()
+            return try await generate(sequence: try model.makeSequence(contextSize: 512), prompt: [5, 6, 7],
+                                      sampler: sampler, tokenizer: tokenizer,
                                       options: GenerationLimits(maxTokens: 400)) { _ in
                 withUnsafeCurrentTask { $0?.cancel() }  // cancel from inside, after the first token
                 return true
@@ -100,20 +110,5 @@ import Testing
         }
         let result = try await task.value
         #expect(result.stopReason == .cancelled && result.ids.count == 1)
-    }
-
-    @Test func streamYieldsTheSameTokens() async throws {
-        let model = try Self.model()
-        let tokenizer = try model.makeTokenizer()
-        var sampler = SamplingOptions.greedy.makeChain()
-        let direct = try Generation.run(sequence: try model.makeSequence(contextSize: 64), prompt: [9, 8, 7],
-                                        sampler: &sampler, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 10))
-        var streamed: [Int] = []
-        for try await token in Generation.stream(sequence: try model.makeSequence(contextSize: 64), prompt: [9, 8, 7],
-                                                 sampler: SamplingOptions.greedy.makeChain(), tokenizer: tokenizer,
-                                                 options: GenerationLimits(maxTokens: 10)) {
-            streamed.append(token.id)
-        }
-        #expect(streamed == direct.ids)
     }
 }

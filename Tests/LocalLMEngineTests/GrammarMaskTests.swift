@@ -1,3 +1,4 @@
+import LocalLMEngine
 import LocalLMGrammar
 import LocalLMRuntime
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// The grammar as the chain's mask step, on a toy vocabulary: whatever the logits favour, the
 /// chain only picks tokens that continue the grammar, ends only when it is complete, and `reset`
 /// starts over.
-@Suite struct GrammarTokenMaskTests {
+@Suite struct GrammarMaskTests {
     // 0 "a", 1 "b", 2 "ab", 3 "c", 4 "<eos>", and a padding row 5 beyond the vocabulary.
     static let table = TokenTable(tokenBytes: [Array("a".utf8), Array("b".utf8), Array("ab".utf8), Array("c".utf8), Array("</s>".utf8)],
                                   endOfGeneration: [4], special: [4])
@@ -17,7 +18,8 @@ import Testing
             options.seed = seed
             options.temperature = 2
             options.topK = 0
-            var chain = options.makeChain(mask: LogitMaskStep(GrammarTokenMask(index)))
+            let mask = GrammarMask(GrammarConstraint(index, activation: .required))
+            var chain = options.makeChain(mask: LogitMaskStep(mask))
             var text = ""
             var ended = false
             for step in 0..<10 {
@@ -30,20 +32,19 @@ import Testing
                 text += String(decoding: Self.table.tokenBytes[token], as: UTF8.self)
             }
             #expect(ended && text == "ababc", "seed \(seed): \(text)")
-            let mask = try #require((chain.steps[0] as? LogitMaskStep<GrammarTokenMask>)?.mask)
-            #expect(mask.isCompleted && mask.refusedCount == 0)
+            #expect((chain.steps[0] as? LogitMaskStep<GrammarMask>)?.mask === mask)
+            #expect(mask.isCompleted)
         }
     }
 
-    @Test func refusedTokensAreCountedAndResetStartsOver() throws {
+    @Test func refusedTokensAreNotAdmittedAndResetStartsOver() throws {
         let index = GrammarTokenIndex(grammar: try CompiledGrammar(regex: "ab"), tokens: Self.table)
-        var mask = GrammarTokenMask(index)
+        let mask = GrammarMask(GrammarConstraint(index, activation: .required))
         #expect(mask.allows(0) && mask.allows(2) && !mask.allows(1) && !mask.allows(4) && !mask.allows(5) && !mask.allows(-1))
-        mask.accept(1)  // "b" cannot start "ab"
-        #expect(mask.refusedCount == 1)
+        #expect(!mask.admits(1))  // "b" cannot start "ab"
         mask.accept(2)
         #expect(mask.isCompleted && mask.allows(4) && !mask.allows(0))
         mask.reset()
-        #expect(!mask.isCompleted && mask.refusedCount == 0 && mask.allows(0))
+        #expect(!mask.isCompleted && mask.allows(0))
     }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@testable import LocalLM
+import LocalLMEngine
 import Testing
 
 /// Model work must not hold the cooperative pool's threads: actors on a `ModelWorkExecutor` that

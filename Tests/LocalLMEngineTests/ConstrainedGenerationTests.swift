@@ -1,12 +1,13 @@
 import Foundation
+import LocalLMEngine
 import LocalLMGrammar
 import LocalLMRuntime
 import LocalLMTestSupport
 import LocalLMTokenizers
 import Testing
 
-/// Grammar-constrained decoding on the real SmolLM2: the runtime's sampler chain with the grammar
-/// as its logit-mask step, random sampling over the whole allowed set at several temperatures and
+/// Grammar-constrained decoding on the real SmolLM2: the engine's loop, whose sampler chain has the
+/// grammar as its logit-mask step, random sampling over the whole allowed set at several temperatures and
 /// seeds. Every output that ends (the model chose end-of-generation) must validate against its
 /// schema with the Swift validator (cross-checked against Python jsonschema by SchemaCaseTests on
 /// these same schemas). An output cut by the token limit is counted apart, never called valid.
@@ -57,7 +58,7 @@ import Testing
         }
     }
 
-    @Test func smolLM2OutputsAlwaysValidate() throws {
+    @Test func smolLM2OutputsAlwaysValidate() async throws {
         let schemas = try Self.schemas()
         #expect(schemas.count >= 30)
         let model = try TransformerModel(contentsOf: try TestModels.require(TestModels.smolLM2))
@@ -66,7 +67,8 @@ import Testing
         let chat = "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
             + "<|im_start|>user\nGive a short example value in JSON.<|im_end|>\n<|im_start|>assistant\n"
         let prompt = tokenizer.encode(chat, addSpecial: false, parseSpecial: true).map(Int.init)
-        // One prefill for every run: each run truncates back to it and feeds the last prompt token.
+        // One prefill for every run: each run reuses it (the loop's prefix reuse) and evaluates the last
+        // prompt token.
         let sequence = try model.makeSequence(contextSize: prompt.count + Self.maxTokens + 8)
         _ = try sequence.evaluate(Array(prompt.dropLast()))
 
@@ -84,9 +86,9 @@ import Testing
                 options.topK = 0
                 options.topP = 1
                 options.minP = 0
-                var chain = options.makeChain(mask: LogitMaskStep(GrammarTokenMask(index)))
-                try sequence.truncate(to: prompt.count - 1)
-                let result = try Generation.run(sequence: sequence, prompt: [prompt[prompt.count - 1]], sampler: &chain,
+                let mask = GrammarMask(GrammarConstraint(index, activation: .required))
+                let chain = options.makeChain(mask: LogitMaskStep(mask))
+                let result = try await generate(sequence: sequence, prompt: prompt, sampler: chain, grammar: mask,
                                                 tokenizer: tokenizer, options: GenerationLimits(maxTokens: Self.maxTokens))
                 runs += 1
                 tokens += result.ids.count
@@ -109,7 +111,7 @@ import Testing
 
     /// The mask step really constrains: the same prompt and seed without it leave the grammar's
     /// language (so the test above is not passing on an unconstrained model's habits).
-    @Test func withoutTheMaskOutputsLeaveTheGrammar() throws {
+    @Test func withoutTheMaskOutputsLeaveTheGrammar() async throws {
         let model = try TransformerModel(contentsOf: try TestModels.require(TestModels.smolLM2))
         let tokenizer = try model.makeTokenizer()
         let grammar = try CompiledGrammar(jsonSchema: #"{"type":"object","properties":{"n":{"type":"number","minimum":0.5,"maximum":2.25}},"required":["n"],"additionalProperties":false}"#)
@@ -117,9 +119,9 @@ import Testing
         let prompt = tokenizer.encode(chat, addSpecial: false, parseSpecial: true).map(Int.init)
         var options = SamplingOptions()
         options.seed = 5
-        var free = options.makeChain()
-        let result = try Generation.run(sequence: try model.makeSequence(contextSize: prompt.count + 24), prompt: prompt,
-                                        sampler: &free, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 16))
+        let free = options.makeChain()
+        let result = try await generate(sequence: try model.makeSequence(contextSize: prompt.count + 24), prompt: prompt,
+                                        sampler: free, tokenizer: tokenizer, options: GenerationLimits(maxTokens: 16))
         var matcher = GrammarMatcher(grammar)
         #expect(!(matcher.accept(bytes: Array(result.text.utf8)) && matcher.canTerminate), "\(result.text)")
     }
