@@ -45,6 +45,9 @@ let package = Package(
         ),
         // C helpers the Swift kernels cannot express (software prefetch). Header-only static inlines.
         .target(name: "CLocalLMShims", path: "Sources/CLocalLMShims"),
+        // The one JSON value type, parser and string escaper every layer shares (schemas, tool calls,
+        // chat templates' JSON, GeneratedContent). Depends on nothing so every layer can use it.
+        .target(name: "LocalLMJSON", swiftSettings: swiftSettings),
         // The GGUF reader: mmap, metadata, tensor table. Depends on nothing so every layer can use it.
         .target(name: "LocalLMGGUF", swiftSettings: swiftSettings),
         // Quant blocks, dequantization, dot products, matvec/matmul, norms, RoPE, thread pool.
@@ -55,9 +58,11 @@ let package = Package(
         .target(name: "LocalLMTokenizers", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),
         // The Jinja interpreter that renders chat templates, kept apart from the vocabulary as llama.cpp
         // keeps its own. Needs GGUF only to read `tokenizer.chat_template` and the special-token texts.
-        .target(name: "LocalLMJinja", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),
+        // JSON for `fromjson`-style contexts and `tojson`.
+        .target(name: "LocalLMJinja", dependencies: ["LocalLMGGUF", "LocalLMJSON"], swiftSettings: swiftSettings),
         // JSON Schema / GBNF / regex → grammar → token masks. Needs the vocabulary's token bytes only.
-        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers"], swiftSettings: swiftSettings),
+        // JSON for schemas (re-exported: grammar users read schemas as `JSONValue`).
+        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers", "LocalLMJSON"], swiftSettings: swiftSettings),
         // Architectures, KV cache, sampler chain: everything that turns ids into logits
         // and a logit row into a token. GGUF for the weights, Kernels for the arithmetic, Tokenizers for
         // the vocabulary a model file carries. The grammar plugs into the sampler from above, through
@@ -95,7 +100,8 @@ let package = Package(
         .target(
             name: "LocalLM",
             dependencies: [
-                "LocalLMEngine", "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMMacros",
+                "LocalLMEngine", "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMJSON",
+                "LocalLMMacros",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -121,7 +127,8 @@ let package = Package(
         ),
 
         // Test support: a synthetic GGUF writer, model and fixture locators, and the JSON Schema
-        // validator that grammar and real-model tests share (it reads LocalLMGrammar's JSONValue).
+        // validator that grammar and real-model tests share (it reads JSONValue, which LocalLMGrammar re-exports),
+        // and llama.cpp's runtime goldens, which runtime and engine tests share.
         .target(
             name: "LocalLMTestSupport",
             dependencies: ["LocalLMGGUF", "LocalLMGrammar"],

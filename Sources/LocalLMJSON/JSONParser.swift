@@ -1,23 +1,23 @@
 /// A strict RFC 8259 JSON parser for schemas and generated documents. Errors carry the byte offset.
-struct JSONParser {
+package struct JSONParser {
     private let s: [UInt8]
     private var i = 0
     private var depth = 0
-    static let maxDepth = 512
+    package static let maxDepth = 512
 
-    struct Failure: Error, Equatable, CustomStringConvertible {
-        let message: String
-        let offset: Int
-        var description: String { "JSON error at byte \(offset): \(message)" }
+    package struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        package let message: String
+        package let offset: Int
+        package var description: String { "JSON error at byte \(offset): \(message)" }
     }
 
-    init(_ bytes: [UInt8]) { s = bytes }
+    package init(_ bytes: [UInt8]) { s = bytes }
 
-    static func parse(_ text: String) throws(Failure) -> JSONValue {
+    package static func parse(_ text: String) throws(Failure) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var p = JSONParser(bytes)
         p.skipSpace()
         let v = try p.value()
@@ -153,21 +153,20 @@ struct JSONParser {
     private mutating func hex4() throws(Failure) -> UInt32 {
         var v: UInt32 = 0
         for _ in 0..<4 {
-            guard i < s.count, let d = GBNFParser.hexValue(s[i]) else { throw fail("expected 4 hex digits") }
+            guard i < s.count, let d = Self.hexValue(s[i]) else { throw fail("expected 4 hex digits") }
             v = v << 4 | d
             i += 1
         }
         return v
     }
-}
 
-extension JSONValue {
-    /// Parses strict JSON text.
-    public init(parsing text: String) throws(GrammarError) {
-        do {
-            self = try JSONParser.parse(text)
-        } catch {
-            throw GrammarError.schema(message: error.description, path: "$")
+    /// The value of one hex digit (JSON's `\u` escapes, GBNF's `\x`/`\u`), or nil.
+    package static func hexValue(_ c: UInt8) -> UInt32? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(c - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(c - UInt8(ascii: "A") + 10)
+        default: nil
         }
     }
 }

@@ -1,4 +1,5 @@
-/// A JSON document that keeps object member order (schemas need property order) and number text
+/// A JSON document, the one JSON value type of every layer (schemas, grammar tests, tool calls),
+/// that keeps object member order (schemas need property order) and number text
 /// (integer bounds must be exact beyond 2^53).
 public indirect enum JSONValue: Equatable, Sendable {
     case null
@@ -26,7 +27,7 @@ public indirect enum JSONValue: Equatable, Sendable {
         }
     }
 
-    static func numbersEqual(_ x: String, _ y: String) -> Bool {
+    package static func numbersEqual(_ x: String, _ y: String) -> Bool {
         if let a = Int(exactly: x), let b = Int(exactly: y) { return a == b }
         return Double(x) == Double(y)
     }
@@ -74,8 +75,22 @@ public indirect enum JSONValue: Equatable, Sendable {
         }
     }
 
-    static func quote(_ s: String) -> String {
-        var out = "\""
+    /// `s` as a JSON string literal: the one JSON string escaper of every layer (grammar literals,
+    /// GeneratedContent, chat templates' `tojson`, GGUF summaries). `ensureASCII` escapes every
+    /// non-ASCII scalar as `\uXXXX` (surrogate pairs above the BMP), as Python's `json.dumps` does.
+    package static func quote(_ s: String, ensureASCII: Bool = false) -> String {
+        var out = ""
+        writeQuoted(s, ensureASCII: ensureASCII, into: &out)
+        return out
+    }
+
+    /// Appends `s` as a JSON string literal to `out` (see ``quote(_:ensureASCII:)``).
+    package static func writeQuoted(_ s: String, ensureASCII: Bool = false, into out: inout String) {
+        func hex4(_ v: UInt32) {
+            let h = String(v, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+        }
+        out += "\""
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
@@ -87,20 +102,27 @@ public indirect enum JSONValue: Equatable, Sendable {
             case "\u{0C}": out += "\\f"
             default:
                 if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    hex4(u.value)
+                } else if ensureASCII, u.value > 0x7E {
+                    if u.value >= 0x10000 {
+                        let v = u.value - 0x10000
+                        hex4(0xD800 + (v >> 10))
+                        hex4(0xDC00 + (v & 0x3FF))
+                    } else {
+                        hex4(u.value)
+                    }
                 } else {
                     out.unicodeScalars.append(u)
                 }
             }
         }
-        return out + "\""
+        out += "\""
     }
 }
 
 extension Int {
     /// Exact integer value of JSON number text, if integral and in range.
-    init?(exactly text: String) {
+    package init?(exactly text: String) {
         if let v = Int(text) { self = v; return }
         // 1.0, 1e3, 2.50e1: fall back to Decimal-free parsing through Double only when exact.
         guard let d = Double(text), d.rounded() == d, abs(d) < 9.0e15 else { return nil }
