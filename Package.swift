@@ -1,8 +1,12 @@
 // swift-tools-version: 6.1
 // LocalLM: Apple's FoundationModels API on any machine, over a from-scratch Swift transformer runtime.
 //
-// Layering (lowest first); a target never imports one above it:
-//   LocalLMGGUF → LocalLMKernels → LocalLMTokenizers → LocalLMGrammar → LocalLMRuntime → LocalLM → locallm
+// Layering (lowest first); a target never imports one above it (Docs/architecture.md):
+//   LocalLMGGUF → LocalLMKernels, LocalLMTokenizers, LocalLMJinja
+//   LocalLMTokenizers → LocalLMGrammar;  LocalLMKernels + LocalLMTokenizers → LocalLMRuntime
+//   LocalLMGrammar + LocalLMRuntime + LocalLMJinja → LocalLMEngine → LocalLM → LocalLMCLI (`locallm`)
+// Examples/ is a package of its own (Examples/Package.swift), so a package depending on LocalLM
+// resolves swift-argument-parser, swift-log and swift-syntax only.
 // (LocalLMKernels also uses two C modules: COpenBLAS for sgemm and CLocalLMShims for prefetch.)
 // No unsafeFlags: ISA-specific kernels are switched on by the *user's* build flags
 // (`-Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLOCALLM_NATIVE`), never by this manifest,
@@ -19,9 +23,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LocalLM", targets: ["LocalLM"]),
-        .executable(name: "locallm", targets: ["locallm"]),
-        // The GRDB record-collection example; only it depends on GRDB, never the library product.
-        .executable(name: "locallm-records", targets: ["locallm-records"]),
+        // The command-line tool keeps its name; its target is LocalLMCLI so that no two source
+        // folders differ only in case (`Sources/LocalLM`), which a case-insensitive disk cannot hold.
+        .executable(name: "locallm", targets: ["LocalLMCLI"]),
     ],
     dependencies: [
         // CLI parsing for `locallm`.
@@ -30,8 +34,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // @Generable / @Guide macros (LocalLMMacros) are swift-syntax compiler plugins.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
-        // SQLite for the record-collection example only (Debian: libsqlite3-dev).
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // OpenBLAS's CBLAS interface (Debian: libopenblas-dev), for sgemm in batched prefill.
@@ -43,21 +45,40 @@ let package = Package(
         ),
         // C helpers the Swift kernels cannot express (software prefetch). Header-only static inlines.
         .target(name: "CLocalLMShims", path: "Sources/CLocalLMShims"),
+        // The one JSON value type, parser and string escaper every layer shares (schemas, tool calls,
+        // chat templates' JSON, GeneratedContent). Depends on nothing so every layer can use it.
+        .target(name: "LocalLMJSON", swiftSettings: swiftSettings),
         // The GGUF reader: mmap, metadata, tensor table. Depends on nothing so every layer can use it.
         .target(name: "LocalLMGGUF", swiftSettings: swiftSettings),
         // Quant blocks, dequantization, dot products, matvec/matmul, norms, RoPE, thread pool.
         // Needs GGUF for the ggml type table and tensor views; OpenBLAS for sgemm.
         .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "COpenBLAS", "CLocalLMShims"], swiftSettings: swiftSettings),
-        // Vocabularies, BPE/SPM tokenizers, streaming detokenizer, Jinja chat templates.
+        // Vocabularies, BPE/SPM tokenizers, streaming detokenizer.
         // Needs GGUF to read tokenizer.* metadata; nothing numeric.
         .target(name: "LocalLMTokenizers", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),
+        // The Jinja interpreter that renders chat templates, kept apart from the vocabulary as llama.cpp
+        // keeps its own. Needs GGUF only to read `tokenizer.chat_template` and the special-token texts.
+        // JSON for `fromjson`-style contexts and `tojson`.
+        .target(name: "LocalLMJinja", dependencies: ["LocalLMGGUF", "LocalLMJSON"], swiftSettings: swiftSettings),
         // JSON Schema / GBNF / regex → grammar → token masks. Needs the vocabulary's token bytes only.
-        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers"], swiftSettings: swiftSettings),
-        // Architectures, KV cache, sampler chain, generation loop: everything that turns ids into logits
-        // and tokens. The grammar plugs into the sampler as a mask step.
+        // JSON for schemas (re-exported: grammar users read schemas as `JSONValue`).
+        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers", "LocalLMJSON"], swiftSettings: swiftSettings),
+        // Architectures, KV cache, sampler chain: everything that turns ids into logits
+        // and a logit row into a token. GGUF for the weights, Kernels for the arithmetic, Tokenizers for
+        // the vocabulary a model file carries. The grammar plugs into the sampler from above, through
+        // the `TokenMask` protocol, so the runtime does not depend on it.
         .target(
             name: "LocalLMRuntime",
-            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar"],
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers"],
+            swiftSettings: swiftSettings
+        ),
+        // The engine: model loading (one BOS rule, one grammar token table), the grammar mask step (lazy
+        // and required), and the one generation loop every caller uses (sessions, `locallm generate`).
+        // Runtime for the model and sampler, Tokenizers for ids ↔ text, Grammar for constrained decoding,
+        // Jinja for the model's chat template, GGUF to open the file. Knows nothing of sessions.
+        .target(
+            name: "LocalLMEngine",
+            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime"],
             swiftSettings: swiftSettings
         ),
         // @Generable and @Guide expand at compile time into Generable conformances, schemas and
@@ -73,19 +94,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The public FoundationModels-compatible API: sessions, tools, @Generable, transcript.
+        // Engine for the model and the generation loop (Runtime for the sampler settings, Jinja and
+        // Tokenizers for rendering transcripts, Grammar for schemas), Macros for @Generable, Logging for
+        // request tracing.
         .target(
             name: "LocalLM",
             dependencies: [
-                "LocalLMRuntime", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMMacros",
+                "LocalLMEngine", "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMJSON",
+                "LocalLMMacros",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
-        // The command-line tool.
+        // The command-line tool `locallm`. LocalLM for chat/run/agent through sessions; the lower
+        // targets for the commands that inspect one layer (inspect, tokenize, template, logits, bench).
         .executableTarget(
-            name: "locallm",
+            name: "LocalLMCLI",
             dependencies: [
-                "LocalLM", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime",
+                "LocalLM", "LocalLMEngine", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMJinja",
+                "LocalLMGrammar", "LocalLMRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -94,30 +121,14 @@ let package = Package(
         .executableTarget(
             name: "LocalLMBenchmarks",
             // LocalLM for the session suite (multi-turn time to first token through the public API).
-            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime", "LocalLM"],
+            dependencies: ["LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMGrammar", "LocalLMRuntime", "LocalLMEngine", "LocalLM"],
             path: "Benchmarks/LocalLMBenchmarks",
-            swiftSettings: swiftSettings
-        ),
-        // Example: a tool-calling assistant over a SQLite record collection. The tools and the
-        // database live in a library so tests reach them; the executable is a thin CLI.
-        .target(
-            name: "RecordsExample",
-            dependencies: ["LocalLM", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Examples/Records/Sources/RecordsExample",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "locallm-records",
-            dependencies: [
-                "RecordsExample", "LocalLM",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/Records/Sources/locallm-records",
             swiftSettings: swiftSettings
         ),
 
         // Test support: a synthetic GGUF writer, model and fixture locators, and the JSON Schema
-        // validator that grammar and real-model tests share (it reads LocalLMGrammar's JSONValue).
+        // validator that grammar and real-model tests share (it reads JSONValue, which LocalLMGrammar re-exports),
+        // and llama.cpp's runtime goldens, which runtime and engine tests share.
         .target(
             name: "LocalLMTestSupport",
             dependencies: ["LocalLMGGUF", "LocalLMGrammar"],
@@ -127,19 +138,19 @@ let package = Package(
         .testTarget(name: "LocalLMGGUFTests", dependencies: ["LocalLMGGUF", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMKernelsTests", dependencies: ["LocalLMKernels", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMTokenizersTests", dependencies: ["LocalLMTokenizers", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocalLMJinjaTests", dependencies: ["LocalLMJinja", "LocalLMGGUF", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMGrammarTests", dependencies: ["LocalLMGrammar", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LocalLMEngineTests",
+            dependencies: ["LocalLMEngine", "LocalLMRuntime", "LocalLMGrammar", "LocalLMTokenizers", "LocalLMTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // InMemoryLogging: the request-tracing test reads what a session logs.
         .testTarget(
             name: "LocalLMTests",
-            dependencies: ["LocalLM", "LocalLMGrammar", "LocalLMTestSupport",
+            dependencies: ["LocalLM", "LocalLMEngine", "LocalLMGrammar", "LocalLMJinja", "LocalLMTestSupport",
                            .product(name: "InMemoryLogging", package: "swift-log")],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "RecordsExampleTests",
-            dependencies: ["RecordsExample", "LocalLM", "LocalLMTestSupport"],
-            path: "Examples/Records/Tests/RecordsExampleTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

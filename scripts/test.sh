@@ -10,3 +10,9 @@ swift build -c release -Xswiftc -enable-testing --build-tests
 # them side by side only adds contention, and it starves Swift's cooperative pool, which makes the
 # timing checks of the scripted-model tests (e.g. prompt cancellation) flaky.
 swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel "$@"
+# The examples are a package of their own (so the library never resolves GRDB); their tests run from
+# it, over this checkout by path. Skipped when the arguments name a filter of the root suite.
+if [[ $# -eq 0 ]]; then
+    swift build -c release -Xswiftc -enable-testing --build-tests --package-path Examples
+    swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel --package-path Examples
+fi

@@ -1,4 +1,5 @@
 import Foundation
+import LocalLMEngine
 import LocalLMGrammar
 import LocalLMRuntime
 import LocalLMTokenizers
@@ -48,7 +49,7 @@ let constrainedDecodeBenchmark = BenchmarkSuite(name: "grammar-decode") { _ in
     func decode(constrained: Bool, steps: Int) throws -> (tokens: [Int], perToken: Double, masks: [Double]) {
         try sequence.truncate(to: prompt.count - 1)
         // The chain `options.makeChain(mask:)` builds, with the mask step held apart to time it.
-        var maskStep = LogitMaskStep(GrammarTokenMask(index))
+        var maskStep = LogitMaskStep(GrammarMask(GrammarConstraint(index, activation: .required)))
         var chain = options.makeChain()
         var tokens: [Int] = [], masks: [Double] = []
         var token = prompt[prompt.count - 1]

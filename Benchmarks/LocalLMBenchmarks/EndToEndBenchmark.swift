@@ -18,7 +18,7 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
         ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/locallm/models")
     let models = [("smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"), ("gemma3", "gemma-3-270m-q4_k_m.gguf")]
     let chosen = models.filter { arguments.contains($0.0) }
-    let cacheType: KVCacheType = arguments.contains("f32") ? .f32 : .f16
+    let cacheType: KVCacheStorage = arguments.contains("f32") ? .f32 : .f16
     var decodeFigures: [(name: String, tokensPerSecond: Double, bytesPerToken: Double)] = []
     for (_, name) in chosen.isEmpty ? models : chosen {
         let url = folder.appendingPathComponent(name)

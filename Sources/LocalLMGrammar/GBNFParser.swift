@@ -1,3 +1,4 @@
+import LocalLMJSON
 /// Parses llama.cpp's GBNF: `name ::= alternatives` rules, `|`, `( )`, `* + ? {m} {m,} {m,n}`,
 /// string literals, `[...]`/`[^...]` classes with `\x \u \U \t \r \n` escapes, `.` and `#` comments.
 /// A newline ends a rule except inside parentheses or right after `::=` / `|`.
@@ -257,14 +258,7 @@ struct GBNFParser {
         return v
     }
 
-    static func hexValue(_ c: UInt8) -> UInt32? {
-        switch c {
-        case 0x30...0x39: return UInt32(c - 0x30)
-        case 0x61...0x66: return UInt32(c - 0x61 + 10)
-        case 0x41...0x46: return UInt32(c - 0x41 + 10)
-        default: return nil
-        }
-    }
+    static func hexValue(_ c: UInt8) -> UInt32? { JSONParser.hexValue(c) }
 
     /// UTF-8 bytes of a scalar value (surrogate values, reachable only via escapes, become U+FFFD).
     static func utf8(_ v: UInt32) -> [UInt8] {

@@ -62,11 +62,6 @@ extension Kernels {
         #endif
     }
 
-    /// y[i] += α·x[i] over F32 rows.
-    public static func axpy(_ alpha: Float, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { y[i] += alpha * x[i] }
-    }
-
     /// y[i] += α·x[i] with `x` an F16 row (e.g. a V cache row).
     public static func axpyF16(_ alpha: Float, _ x: UnsafePointer<UInt16>, _ y: UnsafeMutablePointer<Float>, count: Int) {
         #if LOCALLM_NATIVE

@@ -2,85 +2,9 @@ import Foundation
 import Testing
 @testable import LocalLMKernels
 
-/// Norms, softmax, activations and RoPE against direct double-precision formulas.
+/// F16 vector operations and half conversions against direct formulas. (Norms, activations and RoPE
+/// live in the runtime's `TransformerMath`; `TransformerMathTests` checks them.)
 struct ElementwiseTests {
-    @Test func rmsNormMatchesFormula() {
-        let n = 576
-        let x = randomActivations(n, seed: 1), w = randomActivations(n, seed: 2)
-        var y = [Float](repeating: 0, count: n)
-        Kernels.rmsNorm(x, weight: w, count: n, epsilon: 1e-5, into: &y)
-        let mean = x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(n)
-        let scale = 1 / (mean + 1e-5).squareRoot()
-        for i in 0..<n { #expect(abs(Double(y[i]) - Double(x[i]) * scale * Double(w[i])) <= 1e-5 * max(1, abs(Double(y[i])))) }
-        // In place, without weight.
-        var z = x
-        z.withUnsafeMutableBufferPointer { Kernels.rmsNorm($0.baseAddress!, weight: nil, count: n, epsilon: 1e-5, into: $0.baseAddress!) }
-        for i in 0..<n { #expect(abs(Double(z[i]) - Double(x[i]) * scale) <= 1e-5 * max(1, abs(Double(z[i])))) }
-    }
-
-    @Test func softmaxMatchesFormula() {
-        var x: [Float] = [1, 2, 3, -.infinity, 0.5, 10]
-        let original = x
-        Kernels.softmax(&x, count: x.count)
-        let m = 10.0
-        let sum = original.reduce(0.0) { $0 + exp(Double($1) - m) }
-        for i in 0..<x.count { #expect(abs(Double(x[i]) - exp(Double(original[i]) - m) / sum) < 1e-6) }
-        #expect(x[3] == 0)
-    }
-
-    @Test func geluFollowsGGMLHalfTable() {
-        let xs: [Float] = [-12, -10, -3.3, -1, -0.25, 0, 0.001, 0.5, 1, 2.7, 9.99, 10, 15]
-        var y = [Float](repeating: 0, count: xs.count)
-        Kernels.geluTanh(xs, count: xs.count, into: &y)
-        for (x, got) in zip(xs, y) {
-            let expected: Float
-            if x <= -10 { expected = 0 } else if x >= 10 { expected = x } else {
-                // gelu of the half-rounded input, rounded to half.
-                let h = Double(Float(Float16(x)))
-                let g = 0.5 * h * (1 + tanh(0.7978845608028654 * h * (1 + 0.044715 * h * h)))
-                expected = Float(Float16(Float(g)))
-            }
-            #expect(abs(got - expected) <= abs(expected) * 1e-3 + 1e-7, "gelu(\(x)) = \(got), expected \(expected)")
-        }
-        var gated = [Float](repeating: 0, count: xs.count)
-        let up = [Float](repeating: 2, count: xs.count)
-        Kernels.geglu(gate: xs, up: up, count: xs.count, into: &gated)
-        for i in 0..<xs.count { #expect(gated[i] == y[i] * 2) }
-    }
-
-    @Test func siluMatchesFormula() {
-        let xs: [Float] = [-20, -1, 0, 0.5, 3, 30]
-        var y = [Float](repeating: 0, count: xs.count)
-        Kernels.silu(xs, count: xs.count, into: &y)
-        for (x, got) in zip(xs, y) { #expect(abs(Double(got) - Double(x) / (1 + exp(-Double(x)))) <= 1e-6 * max(1, abs(Double(x)))) }
-        var s = [Float](repeating: 0, count: xs.count)
-        Kernels.swiglu(gate: xs, up: [Float](repeating: 3, count: xs.count), count: xs.count, into: &s)
-        for i in 0..<xs.count { #expect(abs(s[i] - 3 * y[i]) <= 1e-5 * max(1, abs(s[i]))) }
-    }
-
-    @Test(arguments: [false, true])
-    func ropeRotatesPairsByPositionalAngles(neox: Bool) {
-        let heads = 3, headDim = 64, position = 37
-        let base: Float = 10000
-        let x = randomActivations(heads * headDim, seed: 4)
-        var y = x
-        if neox {
-            Kernels.ropeNeoX(&y, heads: heads, headDim: headDim, position: position, freqBase: base)
-        } else {
-            Kernels.ropeAdjacent(&y, heads: heads, headDim: headDim, position: position, freqBase: base)
-        }
-        for h in 0..<heads {
-            for i in 0..<(headDim / 2) {
-                let theta = Double(position) * pow(Double(base), -2 * Double(i) / Double(headDim))
-                let (a, b) = neox ? (i, i + headDim / 2) : (2 * i, 2 * i + 1)
-                let x0 = Double(x[h * headDim + a]), x1 = Double(x[h * headDim + b])
-                // θ is built by repeated float multiplication as in ggml: allow its drift (~1e-5 rad).
-                #expect(abs(Double(y[h * headDim + a]) - (x0 * cos(theta) - x1 * sin(theta))) < 2e-4 * max(1, abs(x0) + abs(x1)))
-                #expect(abs(Double(y[h * headDim + b]) - (x0 * sin(theta) + x1 * cos(theta))) < 2e-4 * max(1, abs(x0) + abs(x1)))
-            }
-        }
-    }
-
     @Test(arguments: [7, 67, 75, 256])
     func f16VectorOps(n: Int) {
         let a = randomActivations(n, seed: 9), b = randomActivations(n, seed: 10)

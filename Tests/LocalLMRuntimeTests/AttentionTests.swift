@@ -7,10 +7,10 @@ import Testing
 /// `Attention.block` per key/value head computes: same scores, weights and outputs.
 @Suite struct AttentionTests {
     @Test(arguments: [
-        (KVCacheType.f16, Int.max, 1), (.f16, 5, 1), (.f32, Int.max, 2), (.f32, 7, 1), (.f16, Int.max, 3), (.f16, 9, 3),
+        (KVCacheStorage.f16, Int.max, 1), (.f16, 5, 1), (.f32, Int.max, 2), (.f32, 7, 1), (.f16, Int.max, 3), (.f16, 9, 3),
         (.f32, Int.max, 3),
     ])
-    func splitDecodeMatchesOneBlockPerHead(type: KVCacheType, window: Int, kvHeads: Int) {
+    func splitDecodeMatchesOneBlockPerHead(type: KVCacheStorage, window: Int, kvHeads: Int) {
         let keyLength = 32, valueLength = 48, group = 4, contextSize = 40, position = 36
         let heads = kvHeads * group
         var generator = SplitMix64(seed: UInt64(kvHeads * 1000 + min(window, 100)))

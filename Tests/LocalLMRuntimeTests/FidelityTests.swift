@@ -15,7 +15,7 @@ import Testing
 /// logit by llama.cpp's own numbers (measured: at most 0.51, on the tiny random qwen2 whose logits are ~45); logits within 3 of llama.cpp's on its top 16 tokens; mean KL
 /// divergence below 0.01. A wrong RoPE, norm or mask breaks all of these by far.
 @Suite struct FidelityTests {
-    static let models = ["qwen2", "qwen3", "smollm2", "gemma3"]
+    static let models = RuntimeGoldens.models
 
     @Test(arguments: models)
     func logitsMatchLlamaCpp(model name: String) throws {

@@ -2,41 +2,6 @@ import Foundation
 import LocalLMRuntime
 import LocalLMTestSupport
 
-/// llama.cpp's answers for one model, made by scripts/goldens/runtime_goldens.py.
-struct RuntimeGoldens: Decodable {
-    struct Position: Decodable {
-        let argmax: Int
-        let logsumexp: Double
-        /// [[id, logit]], highest first.
-        let top: [[Double]]
-    }
-
-    struct Case: Decodable {
-        let prompt: String?
-        let ids: [Int]
-        let positions: [Position]
-        let generated: [Int]
-        /// llama.cpp's generation with weight repacking off (scripts/goldens/greedy_no_repack.py).
-        let generated_no_repack: [Int]
-    }
-
-    let n_vocab: Int
-    let cases: [Case]
-
-    static func load(_ name: String) throws -> RuntimeGoldens {
-        try JSONDecoder().decode(RuntimeGoldens.self, from: Fixtures.data("runtime/\(name)_goldens.json"))
-    }
-
-    /// The model file a golden set was made from.
-    static func modelURL(_ name: String) throws -> URL {
-        switch name {
-        case "smollm2": try TestModels.require(TestModels.smolLM2)
-        case "gemma3": try TestModels.require(TestModels.gemma3)
-        default: Fixtures.url("runtime/tiny-\(name).gguf")
-        }
-    }
-}
-
 /// Agreement between our logits and llama.cpp's over many positions.
 struct LogitAgreement: CustomStringConvertible {
     var positions = 0

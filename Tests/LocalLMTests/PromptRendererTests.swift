@@ -3,6 +3,7 @@ import Foundation
 import LocalLMGGUF
 import LocalLMGrammar
 import LocalLMTestSupport
+import LocalLMJinja
 import LocalLMTokenizers
 import Testing
 

@@ -142,21 +142,21 @@ extension LanguageModelError {
         typealias GE = LanguageModelSession.GenerationError
         switch self {
         case .contextSizeExceeded(let info):
-            return .exceededContextWindowSize(GE.Context(debugDescription: info.debugDescription))
+            return .exceededContextWindowSize(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .rateLimited(let info):
-            return .rateLimited(GE.Context(debugDescription: info.debugDescription))
+            return .rateLimited(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .refusal(let info):
-            return .refusal(GE.Refusal(transcriptEntries: []), GE.Context(debugDescription: info.debugDescription))
+            return .refusal(GE.Refusal(transcriptEntries: []), GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .guardrailViolation(let info):
-            return .guardrailViolation(GE.Context(debugDescription: info.debugDescription))
+            return .guardrailViolation(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .unsupportedLanguageOrLocale(let info):
-            return .unsupportedLanguageOrLocale(GE.Context(debugDescription: info.debugDescription))
+            return .unsupportedLanguageOrLocale(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .unsupportedGenerationGuide(let info):
-            return .unsupportedGuide(GE.Context(debugDescription: info.debugDescription))
+            return .unsupportedGuide(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .decodingFailure(let info):
-            return .decodingFailure(GE.Context(debugDescription: info.debugDescription))
+            return .decodingFailure(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .assetsUnavailable(let info):
-            return .assetsUnavailable(GE.Context(debugDescription: info.debugDescription))
+            return .assetsUnavailable(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         }
     }
 }

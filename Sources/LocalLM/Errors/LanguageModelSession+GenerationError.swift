@@ -9,9 +9,13 @@ extension LanguageModelSession {
         public struct Context: Sendable {
             /// A description of the error for developers.
             public let debugDescription: String
+            /// The typed error from a lower layer behind this one, if any (a `GrammarError`,
+            /// `RuntimeError`, `JinjaError`, `GeneratedContentError`, …).
+            public let underlyingError: (any Swift.Error & Sendable)?
 
-            public init(debugDescription: String) {
+            public init(debugDescription: String, underlyingError: (any Swift.Error & Sendable)? = nil) {
                 self.debugDescription = debugDescription
+                self.underlyingError = underlyingError
             }
         }
 

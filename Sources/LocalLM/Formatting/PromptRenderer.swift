@@ -1,4 +1,5 @@
 import Foundation
+import LocalLMJinja
 import LocalLMTokenizers
 
 /// Renders transcripts into the text the model reads, with the model's chat template

@@ -1,4 +1,5 @@
 import Foundation
+import LocalLMJSON
 
 extension GeneratedContent {
     /// Creates content from JSON text, or from a *prefix* of JSON text.
@@ -61,25 +62,7 @@ extension GeneratedContent {
     }
 
     static func writeJSONString(_ value: String, into out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
+        JSONValue.writeQuoted(value, into: &out)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocalLMEngine
 import Logging
 import Synchronization
 
@@ -14,7 +15,7 @@ extension SystemLanguageModel {
         }
 
         private let engineKey: EngineKey
-        private let conversation = Locked<(any LocalConversation)?>(nil)
+        private let conversation = Locked<GGUFConversation?>(nil)
         private let logger: Logger
 
         public init(configuration: Configuration) throws {
@@ -25,16 +26,16 @@ extension SystemLanguageModel {
         }
 
         /// This session's conversation, loading the model on first use.
-        private func currentConversation() throws -> any LocalConversation {
+        private func currentConversation() throws -> GGUFConversation {
             if let existing = conversation.withLock({ $0 }) { return existing }
-            let engine: any LocalEngine
+            let engine: GGUFEngine
             do {
                 engine = try EngineRegistry.shared.engine(for: engineKey)
             } catch {
                 throw LanguageModelError.assetsUnavailable(
                     LanguageModelError.AssetsUnavailable(debugDescription: "cannot load \(engineKey.path): \(error)"))
             }
-            let made = try engine.makeConversation(logger: logger)
+            let made = GGUFConversation(engine: engine, logger: logger)
             return conversation.withLock { slot in
                 if let slot { return slot }
                 slot = made
@@ -66,7 +67,7 @@ extension SystemLanguageModel {
 }
 
 extension SystemLanguageModel {
-    private func loadedEngine() throws -> any LocalEngine {
+    private func loadedEngine() throws -> GGUFEngine {
         do {
             return try EngineRegistry.shared.engine(for: engineKey)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import LocalLMEngine
 
 /// A language model that runs on this machine: a GGUF file executed by LocalLM's own runtime.
 ///
@@ -128,7 +129,8 @@ extension SystemLanguageModel {
     /// Whether the model file is there and looks like a GGUF file. Cheap: reads four bytes.
     public var availability: Availability {
         if let failure = EngineRegistry.shared.loadFailure(for: engineKey) {
-            return failure is UnsupportedModel ? .unavailable(.deviceNotEligible) : .unavailable(.modelNotReady)
+            if case EngineError.unsupportedModel? = failure as? EngineError { return .unavailable(.deviceNotEligible) }
+            return .unavailable(.modelNotReady)
         }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { return .unavailable(.modelNotReady) }
         defer { try? handle.close() }

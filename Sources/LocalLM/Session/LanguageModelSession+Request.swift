@@ -61,9 +61,10 @@ extension LanguageModelSession {
                     setTranscript(transcript)
                 }
                 let collector = EventCollector()
+                let progress = StreamingContent(structured: schema != nil)
                 let channel = LanguageModelExecutorGenerationChannel { event in
                     guard let text = collector.apply(event), let onProgress else { return }
-                    await onProgress(Self.content(of: text, schema: schema))
+                    await onProgress(progress.update(text))
                 }
                 let request = LanguageModelExecutorGenerationRequest(
                     id: requestID, transcript: transcript, generationOptions: roundOptions,
@@ -206,12 +207,6 @@ extension LanguageModelSession {
         return false
     }
 
-    /// The content of a response in progress: a string, or the partial JSON parsed as far as it goes.
-    package static func content(of text: String, schema: GenerationSchema?) -> GeneratedContent {
-        guard schema != nil else { return GeneratedContent(text) }
-        return (try? GeneratedContent(json: text)) ?? GeneratedContent(kind: .null)
-    }
-
     /// The content of a finished response; output that does not parse is a `decodingFailure`.
     package static func finalContent(of text: String, schema: GenerationSchema?) throws -> GeneratedContent {
         guard schema != nil else { return GeneratedContent(text) }
@@ -219,7 +214,8 @@ extension LanguageModelSession {
             return try GeneratedContent(json: text)
         } catch {
             throw GenerationError.decodingFailure(
-                GenerationError.Context(debugDescription: "the response is not valid JSON for the schema: \(error)"))
+                GenerationError.Context(
+                    debugDescription: "the response is not valid JSON for the schema: \(error)", underlyingError: error))
         }
     }
 

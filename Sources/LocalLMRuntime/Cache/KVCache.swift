@@ -6,7 +6,7 @@ import LocalLMKernels
 /// be 28 MB) and it reproduces llama.cpp's numerics, which round the query and the softmax weights to
 /// F16 before multiplying them with an F16 cache. F32 is kept for experiments; see the report in
 /// `Docs/` for the measurement.
-public enum KVCacheType: String, Sendable, CaseIterable {
+public enum KVCacheStorage: String, Sendable, CaseIterable {
     case f16
     case f32
 
@@ -19,7 +19,7 @@ public enum KVCacheType: String, Sendable, CaseIterable {
 /// one row per position. Sliding-window layers keep every position too; attention reads only the
 /// window. Owned by one sequence, never shared.
 public final class KVCache {
-    public let type: KVCacheType
+    public let type: KVCacheStorage
     public let contextSize: Int
     let layerCount: Int
     /// Elements per position: kvHeads·keyLength and kvHeads·valueLength.
@@ -31,7 +31,7 @@ public final class KVCache {
     private let keys: [UnsafeMutableRawPointer]
     private let values: [UnsafeMutableRawPointer]
 
-    init(type: KVCacheType, contextSize: Int, layerCount: Int, keyWidth: Int, valueWidth: Int) throws(RuntimeError) {
+    init(type: KVCacheStorage, contextSize: Int, layerCount: Int, keyWidth: Int, valueWidth: Int) throws(RuntimeError) {
         guard contextSize > 0 else { throw .invalidOption("the context size must be positive") }
         let perLayer = contextSize.multipliedReportingOverflow(by: (keyWidth + valueWidth) * type.bytesPerElement)
         let total = perLayer.partialValue.multipliedReportingOverflow(by: layerCount)

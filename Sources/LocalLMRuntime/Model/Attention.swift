@@ -37,7 +37,7 @@ enum Attention {
 
     /// The cache of one layer as attention reads it.
     struct LayerCache {
-        let type: KVCacheType
+        let type: KVCacheStorage
         let keys: UnsafeRawPointer
         let values: UnsafeRawPointer
         /// Elements per position row: kvHeads·keyLength and kvHeads·valueLength.

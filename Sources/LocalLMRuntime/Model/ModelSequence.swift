@@ -37,7 +37,7 @@ public final class ModelSequence {
     /// The one-element input of ``append(_:)-(Int)``, reused.
     private var single: [Int] = [0]
 
-    init(model: TransformerModel, contextSize: Int, cacheType: KVCacheType, batchSize: Int,
+    init(model: TransformerModel, contextSize: Int, cacheType: KVCacheStorage, batchSize: Int,
          batchArithmetic: BatchArithmetic = .fast) throws(RuntimeError) {
         guard batchSize > 0, batchSize <= 1 << 16 else { throw .invalidOption("batch size \(batchSize) is not in 1...65536") }
         let c = model.configuration

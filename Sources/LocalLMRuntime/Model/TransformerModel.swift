@@ -35,7 +35,7 @@ public final class TransformerModel: Sendable {
     }
 
     /// A new sequence with an empty cache of `contextSize` positions.
-    public func makeSequence(contextSize: Int = 4096, cacheType: KVCacheType = .f16,
+    public func makeSequence(contextSize: Int = 4096, cacheType: KVCacheStorage = .f16,
                              batchSize: Int = ModelSequence.maximumBatchSize,
                              batchArithmetic: BatchArithmetic = .fast) throws(RuntimeError) -> ModelSequence {
         try ModelSequence(model: self, contextSize: contextSize, cacheType: cacheType, batchSize: batchSize,

@@ -1,6 +1,5 @@
 import Foundation
 import LocalLM
-import LocalLMTestSupport
 import RecordsExample
 import Testing
 
@@ -9,7 +8,7 @@ import Testing
 @Suite("Record assistant on SmolLM2", .serialized)
 struct RecordAssistantTests {
     @Test func oneQuestionEndToEnd() async throws {
-        let url = try TestModels.require(TestModels.smolLM2)
+        let url = try ExampleModels.require(ExampleModels.smolLM2)
         let collection = try await TemporaryCollection()
         defer { collection.remove() }
         let session = LanguageModelSession(

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import LocalLMKernels
+import LocalLMRuntime
+
+/// `locallm bench`: prefill and decode speed with `ref.py bench`'s protocol, for side-by-side ratios.
+///
+/// Prefill P synthetic tokens ((i·7919) mod (vocab − 300) + 256) into an empty cache in one batch, then
+/// decode G tokens one at a time after them (each next id (t·31 + 7) mod (vocab − 300) + 256);
+/// the median of `--reps` runs after one warm-up run.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure prefill and decode tokens per second (the protocol of ref.py bench)."
+    )
+
+    @Option(help: "Path to a GGUF model.") var model: String
+    @Option(help: "Prompt tokens prefilled in one batch.") var promptTokens: Int = 512
+    @Option(help: "Tokens decoded one at a time.") var genTokens: Int = 128
+    @Option(help: "Worker threads.") var threads: Int = 2
+    @Option(help: "Measured runs (after one warm-up run).") var reps: Int = 3
+    @Option(help: "KV cache type: f16 or f32.") var kvType: String = "f16"
+    @Option(help: "Tokens per forward pass in prefill (default: the whole prompt).") var batchSize: Int?
+    @Flag(help: "Also measure the machine's read bandwidth and report decode against its limit.") var bandwidth = false
+    @Flag(help: "Print one JSON line (the default output).") var json = false
+
+    func run() async throws {
+        guard promptTokens > 0, genTokens > 0, reps > 0 else { throw ValidationError("counts must be positive") }
+        guard let cacheType = KVCacheStorage(rawValue: kvType) else { throw ValidationError("--kv-type is f16 or f32") }
+        let clock = ContinuousClock()
+        let loadStart = clock.now
+        let loaded = try ModelLoading.load(model, threads: threads)
+        let loadSeconds = (clock.now - loadStart).seconds
+        let vocab = loaded.configuration.vocabularySize
+        guard vocab > 300 else { throw ValidationError("the synthetic prompt needs a vocabulary above 300 tokens") }
+        let prompt = (0..<promptTokens).map { ($0 * 7919) % (vocab - 300) + 256 }
+        let sequence = try loaded.makeSequence(contextSize: promptTokens + genTokens + 16, cacheType: cacheType,
+                                               batchSize: batchSize ?? promptTokens)
+        var prefill: [Double] = [], decode: [Double] = []
+        for _ in 0...reps {
+            try sequence.truncate(to: 0)
+            let t0 = clock.now
+            try sequence.append(prompt)
+            let t1 = clock.now
+            var token = prompt[prompt.count - 1]
+            for _ in 0..<genTokens {
+                try sequence.append(token)
+                token = (token * 31 + 7) % (vocab - 300) + 256
+            }
+            let t2 = clock.now
+            prefill.append(Double(promptTokens) / (t1 - t0).seconds)
+            decode.append(Double(genTokens) / (t2 - t1).seconds)
+        }
+        let pp = prefill.dropFirst().sorted(), tg = decode.dropFirst().sorted()
+        let median = { (a: [Double]) in a[a.count / 2] }
+        var limit = ""
+        if bandwidth {
+            // One decode step reads every weight but the embedding table (one row of it; all of it when the
+            // output matrix is tied to it), plus the KV cache at the middle of the decode.
+            let embedding = loaded.file.tensor(named: "token_embd.weight")?.byteCount ?? 0
+            let tied = loaded.file.tensor(named: "output.weight") == nil
+            let kvPerPosition = sequence.cache.byteCount / sequence.contextSize
+            let bytesPerToken = Double(loaded.weightBytes - (tied ? 0 : embedding))
+                + Double(kvPerPosition * (promptTokens + genTokens / 2))
+            let readBandwidth = ReadBandwidth.measure(pool: ThreadPool(threadCount: threads))
+            limit = ",\"read_bandwidth_bytes_per_s\":\(readBandwidth),\"decode_bytes_per_token\":\(bytesPerToken),"
+                + "\"decode_fraction_of_bandwidth_limit\":\(median(tg) * bytesPerToken / readBandwidth)"
+        }
+        print("{\"engine\":\"LocalLM\",\"threads\":\(threads),\"prompt_tokens\":\(promptTokens),"
+              + "\"gen_tokens\":\(genTokens),\"batch_size\":\(batchSize ?? promptTokens),\"kv_type\":\"\(kvType)\","
+              + "\"prefill_tokens_per_s\":\(median(pp)),\"decode_tokens_per_s\":\(median(tg)),"
+              + "\"load_seconds\":\(loadSeconds),\"weight_bytes\":\(loaded.weightBytes),"
+              + "\"kv_cache_bytes\":\(sequence.cache.byteCount)\(limit)}")
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) * 1e-18
+    }
+}

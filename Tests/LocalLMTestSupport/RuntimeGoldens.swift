@@ -1,0 +1,39 @@
+import Foundation
+
+/// llama.cpp's answers for one model, made by scripts/goldens/runtime_goldens.py.
+public struct RuntimeGoldens: Decodable, Sendable {
+    /// The models with goldens: two tiny random ones (fixtures) and two real ones.
+    public static let models = ["qwen2", "qwen3", "smollm2", "gemma3"]
+
+    public struct Position: Decodable, Sendable {
+        public let argmax: Int
+        public let logsumexp: Double
+        /// [[id, logit]], highest first.
+        public let top: [[Double]]
+    }
+
+    public struct Case: Decodable, Sendable {
+        public let prompt: String?
+        public let ids: [Int]
+        public let positions: [Position]
+        public let generated: [Int]
+        /// llama.cpp's generation with weight repacking off (scripts/goldens/greedy_no_repack.py).
+        public let generated_no_repack: [Int]
+    }
+
+    public let n_vocab: Int
+    public let cases: [Case]
+
+    public static func load(_ name: String) throws -> RuntimeGoldens {
+        try JSONDecoder().decode(RuntimeGoldens.self, from: Fixtures.data("runtime/\(name)_goldens.json"))
+    }
+
+    /// The model file a golden set was made from.
+    public static func modelURL(_ name: String) throws -> URL {
+        switch name {
+        case "smollm2": try TestModels.require(TestModels.smolLM2)
+        case "gemma3": try TestModels.require(TestModels.gemma3)
+        default: Fixtures.url("runtime/tiny-\(name).gguf")
+        }
+    }
+}
