@@ -20,7 +20,7 @@ func generate(sequence: ModelSequence, prompt: [Int], sampler: SamplerChain, gra
     }
 
     /// 64 greedy tokens after each prompt equal llama.cpp's on ≥ 95% of the prompts (the runtime
-    /// issue's criterion, for each of the four models), with the prompt evaluated as
+    /// issue's criterion, for each model with goldens), with the prompt evaluated as
     /// llama.cpp evaluates it (one batch, ``BatchArithmetic/llamaCpp``) and decode in ggml's order of
     /// operations. The reference is llama.cpp with weight repacking off (`generated_no_repack`): its
     /// repacked Q4_0/Q4_K kernels sum in another order, which LocalLM does not reproduce

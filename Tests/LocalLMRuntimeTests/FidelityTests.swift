@@ -24,7 +24,7 @@ import Testing
         #expect(model.configuration.vocabularySize == golden.n_vocab)
         let agreement = try Self.agreement(model, golden, cases: golden.cases[...], batchSize: 512)
         print("fidelity \(name): \(agreement)")
-        #expect(golden.cases.count >= 20)
+        #expect(golden.cases.count >= RuntimeGoldens.minimumCases(name))
         #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions), "\(agreement.argmaxMismatches)")
         #expect(agreement.largestReferenceGap < 0.6, "\(agreement.argmaxMismatches)")
         #expect(agreement.maxAbsDifference < 3)

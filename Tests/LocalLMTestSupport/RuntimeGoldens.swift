@@ -2,8 +2,12 @@ import Foundation
 
 /// llama.cpp's answers for one model, made by scripts/goldens/runtime_goldens.py.
 public struct RuntimeGoldens: Decodable, Sendable {
-    /// The models with goldens: two tiny random ones (fixtures) and two real ones.
-    public static let models = ["qwen2", "qwen3", "smollm2", "gemma3"]
+    /// The models with goldens: two tiny random ones (fixtures) and three real ones.
+    public static let models = ["qwen2", "qwen3", "smollm2", "gemma3", "qwen05"]
+
+    /// Prompts each golden set holds at least: 20, and 12 for Qwen2.5-Coder-0.5B (24 layers; its
+    /// exact-arithmetic prefill is the slowest of the suite).
+    public static func minimumCases(_ name: String) -> Int { name == "qwen05" ? 12 : 20 }
 
     public struct Position: Decodable, Sendable {
         public let argmax: Int
@@ -33,6 +37,7 @@ public struct RuntimeGoldens: Decodable, Sendable {
         switch name {
         case "smollm2": try TestModels.require(TestModels.smolLM2)
         case "gemma3": try TestModels.require(TestModels.gemma3)
+        case "qwen05": try TestModels.require(TestModels.qwen05)
         default: Fixtures.url("runtime/tiny-\(name).gguf")
         }
     }
