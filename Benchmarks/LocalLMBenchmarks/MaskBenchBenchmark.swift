@@ -21,7 +21,8 @@ import LocalLMTokenizers
 /// Arguments after the suite name: `--filter TEXT` (file names containing it), `--limit N`,
 /// `--verbose` (one line per failing case), `--compact` (compact whitespace), `--closed` (absent
 /// `additionalProperties` closes objects, LocalLM's generation default), `--schema-order` (members
-/// only in schema order, the generation default).
+/// only in schema order, the generation default), `--infer-types` (an untyped schema admits only the
+/// type its keywords describe, the generation default).
 let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     func value(after flag: String) -> String? {
         guard let i = arguments.firstIndex(of: flag), i + 1 < arguments.count else { return nil }
@@ -52,10 +53,11 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     if let n = value(after: "--limit").flatMap(Int.init) { files = Array(files.prefix(n)) }
     let verbose = arguments.contains("--verbose")
     // MaskBench's instances are json.dumps output and follow the specification: members in any
-    // order, and further members where additionalProperties is absent.
+    // order, further members where additionalProperties is absent, any type where `type` is absent.
     let options = JSONSchemaOptions(whitespace: arguments.contains("--compact") ? .compact : .flexible,
                                     closesUnlistedObjects: arguments.contains("--closed"),
-                                    anyPropertyOrder: !arguments.contains("--schema-order"))
+                                    anyPropertyOrder: !arguments.contains("--schema-order"),
+                                    infersTypes: arguments.contains("--infer-types"))
 
     var report = MaskBenchReport()
     var mask = [UInt64](repeating: 0, count: table.maskWordCount)

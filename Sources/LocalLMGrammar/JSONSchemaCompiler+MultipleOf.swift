@@ -31,11 +31,21 @@ extension JSONSchemaCompiler {
         return [.rule(b.rule("multiple-of", starts.map { $0 + json.space(&b) }))]
     }
 
+    /// The formats JSON Schema specifies (validators may check them); other names only annotate.
+    static let specifiedFormats: Set<String> = [
+        "date", "date-time", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+        "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+        "relative-json-pointer", "regex",
+    ]
+
     /// Extra formats as patterns, where a pattern says exactly what the format allows (or less).
     static let formatPatterns: [String: String] = [
         "email": #"[^\s@"\\<>()\[\],;:]+@[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*"#,
         "ipv4": #"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}"#,
         "uri": #"[a-zA-Z][a-zA-Z0-9+.\-]*:[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]*"#,
+        "iri": #"[a-zA-Z][a-zA-Z0-9+.\-]*:[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]*"#,
+        "idn-email": #"[^\s@"\\<>()\[\],;:]+@[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*"#,
+        "idn-hostname": #"[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*"#,
         "hostname": #"[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*"#,
     ]
 }

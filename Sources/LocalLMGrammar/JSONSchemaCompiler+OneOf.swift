@@ -49,10 +49,9 @@ extension JSONSchemaCompiler {
     /// Every instance generated for `a` fails `b`, type by type.
     private mutating func oneWayDisjoint(_ a: JSONValue, _ b: JSONValue, depth: Int) throws(GrammarError) -> Bool {
         let all: Set<String> = ["null", "boolean", "string", "array", "object", "number", "integer"]
-        var generated = Self.possibleTypes(a) ?? {
-            let inferred = Self.inferredTypes(a)
-            return inferred.isEmpty ? all : Set(inferred)
-        }()
+        let inferred = Self.inferredTypes(a)
+        // What the grammar generates for `a`: its declared types, else the inferred ones (or all).
+        var generated = Self.possibleTypes(a) ?? (inferred.isEmpty || !infersTypes ? all : Set(inferred))
         if generated.contains("number") { generated.insert("integer") }
         let allowed = Self.possibleTypes(b) ?? all
         for t in generated where allowed.contains(t) || (t == "number" && allowed.contains("integer")) {

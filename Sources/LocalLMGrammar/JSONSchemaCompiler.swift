@@ -23,12 +23,15 @@ struct JSONSchemaCompiler {
     let closesUnlistedObjects: Bool
     /// See `JSONSchemaOptions.anyPropertyOrder`.
     let anyPropertyOrder: Bool
+    /// See `JSONSchemaOptions.infersTypes`.
+    let infersTypes: Bool
 
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root
         self.json = JSONGrammar(whitespace: options.whitespace)
         self.closesUnlistedObjects = options.closesUnlistedObjects
         self.anyPropertyOrder = options.anyPropertyOrder
+        self.infersTypes = options.infersTypes
     }
 
     static func compile(_ schema: JSONValue, whitespace: JSONWhitespace) throws(GrammarError) -> Grammar {
@@ -106,6 +109,8 @@ struct JSONSchemaCompiler {
             for t in ts { guard let s = t.stringValue else { throw .schema(message: "type must be strings", path: path + ".type") }; types.append(s) }
         case nil:
             types = Self.inferredTypes(schema)
+            // Read as the specification does, keywords of one type leave the other types free.
+            if !infersTypes && !types.isEmpty { types = ["null", "boolean", "object", "array", "string", "number"] }
         default: throw .schema(message: "type must be a string or array", path: path + ".type")
         }
         if types.isEmpty { return json.value(&b) }
@@ -188,7 +193,7 @@ struct JSONSchemaCompiler {
         if let f = s["format"] {
             guard let name = f.stringValue else { throw .schema(message: "format must be a string", path: path + ".format") }
             // Unknown formats annotate only (JSON Schema's format-annotation vocabulary, Python jsonschema's default).
-            if let body = try formatBody(name) {
+            if let body = try formatBody(name, path + ".format") {
                 if s["minLength"] != nil || s["maxLength"] != nil { throw unsupported("format with minLength/maxLength", path) }
                 return json.quoted(body, &b)
             }
@@ -197,7 +202,7 @@ struct JSONSchemaCompiler {
         return json.string(minLength: minLength, maxLength: maxLength, &b)
     }
 
-    private mutating func formatBody(_ name: String) throws(GrammarError) -> [Symbol]? {
+    private mutating func formatBody(_ name: String, _ path: String) throws(GrammarError) -> [Symbol]? {
         // Exact calendar dates: day counts per month, and February 29 only in leap years.
         let leapYear = #"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"#
         let monthDay = #"((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"#
@@ -211,7 +216,12 @@ struct JSONSchemaCompiler {
         case "date-time": pattern = date + "T" + time
         case "uuid": pattern = uuid
         default:
-            guard let p = Self.formatPatterns[name] else { return nil }
+            guard let p = Self.formatPatterns[name] else {
+                // Validators check the specification's formats (Rust jsonschema by default on older
+                // drafts), so one not implemented here is refused; any other name only annotates.
+                if Self.specifiedFormats.contains(name) { throw unsupported("format \(name)", path) }
+                return nil
+            }
             pattern = p
         }
         return try RegexCompiler.parse(pattern).emit(&b, jsonString: true)
@@ -351,10 +361,16 @@ public struct JSONSchemaOptions: Sendable {
     /// Members may come in any order (objects of up to 10 listed properties; larger ones keep
     /// schema order). Off by default: schema order is what a model should write, and keeps masks cheap.
     public var anyPropertyOrder: Bool
+    /// A schema without `type` whose keywords all concern one type (say `properties`) admits only
+    /// that type (the default: what the schema's author means). False reads it as the
+    /// specification does: the other types are unconstrained.
+    public var infersTypes: Bool
 
-    public init(whitespace: JSONWhitespace = .compact, closesUnlistedObjects: Bool = true, anyPropertyOrder: Bool = false) {
+    public init(whitespace: JSONWhitespace = .compact, closesUnlistedObjects: Bool = true, anyPropertyOrder: Bool = false,
+                infersTypes: Bool = true) {
         self.whitespace = whitespace
         self.closesUnlistedObjects = closesUnlistedObjects
         self.anyPropertyOrder = anyPropertyOrder
+        self.infersTypes = infersTypes
     }
 }

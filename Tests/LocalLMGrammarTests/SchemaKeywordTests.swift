@@ -126,6 +126,17 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// The specification's reading (MaskBench's): members in any order, extra members where
+    /// additionalProperties is absent, untyped schemas admit every type.
+    @Test func specificationReading() throws {
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true, infersTypes: false)
+        let g = try CompiledGrammar(jsonSchema: try JSONValue(parsing: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#), options: options)
+        for valid in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#, "[1]"] { #expect(matches(g, valid), "\(valid)") }
+        for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#] { #expect(!matches(g, invalid), "\(invalid)") }
+        let generation = try CompiledGrammar(jsonSchema: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#)
+        for refused in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#] { #expect(!matches(generation, refused.replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":"))) }
+    }
+
     @Test func recursiveAllOfIsATypedError() {
         let schema = ##"{"$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}, {"type": "object"}]}}, "$ref": "#/$defs/a"}"##
         #expect(throws: GrammarError.self) { _ = try CompiledGrammar(jsonSchema: schema) }
