@@ -57,7 +57,8 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     let options = JSONSchemaOptions(whitespace: arguments.contains("--compact") ? .compact : .flexible,
                                     closesUnlistedObjects: arguments.contains("--closed"),
                                     anyPropertyOrder: !arguments.contains("--schema-order"),
-                                    infersTypes: arguments.contains("--infer-types"))
+                                    infersTypes: arguments.contains("--infer-types"),
+                                    patternsSearch: true)
 
     var report = MaskBenchReport()
     var mask = [UInt64](repeating: 0, count: table.maskWordCount)

@@ -25,6 +25,8 @@ struct JSONSchemaCompiler {
     let anyPropertyOrder: Bool
     /// See `JSONSchemaOptions.infersTypes`.
     let infersTypes: Bool
+    /// See `JSONSchemaOptions.patternsSearch`.
+    let patternsSearch: Bool
 
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root
@@ -32,6 +34,7 @@ struct JSONSchemaCompiler {
         self.closesUnlistedObjects = options.closesUnlistedObjects
         self.anyPropertyOrder = options.anyPropertyOrder
         self.infersTypes = options.infersTypes
+        self.patternsSearch = options.patternsSearch
     }
 
     static func compile(_ schema: JSONValue, whitespace: JSONWhitespace) throws(GrammarError) -> Grammar {
@@ -185,7 +188,7 @@ struct JSONSchemaCompiler {
             guard let pattern = p.stringValue else { throw .schema(message: "pattern must be a string", path: path + ".pattern") }
             if s["minLength"] != nil || s["maxLength"] != nil || s["format"] != nil { throw unsupported("pattern with minLength/maxLength/format", path) }
             let node: RegexCompiler.Node
-            do { node = try RegexCompiler.parseSearch(pattern) } catch {
+            do { node = try patternNode(pattern) } catch {
                 throw .schema(message: error.description, path: path + ".pattern")
             }
             return json.quoted(node.emit(&b, jsonString: true), &b)
@@ -365,12 +368,24 @@ public struct JSONSchemaOptions: Sendable {
     /// that type (the default: what the schema's author means). False reads it as the
     /// specification does: the other types are unconstrained.
     public var infersTypes: Bool
+    /// `pattern` and `patternProperties` as searches, as the specification reads them (an
+    /// unanchored pattern may have text around its match). Off by default: the generated string is
+    /// a whole match (as llama.cpp does), which is also valid and what `@Guide(pattern)` means.
+    public var patternsSearch: Bool
 
     public init(whitespace: JSONWhitespace = .compact, closesUnlistedObjects: Bool = true, anyPropertyOrder: Bool = false,
-                infersTypes: Bool = true) {
+                infersTypes: Bool = true, patternsSearch: Bool = false) {
         self.whitespace = whitespace
         self.closesUnlistedObjects = closesUnlistedObjects
         self.anyPropertyOrder = anyPropertyOrder
         self.infersTypes = infersTypes
+        self.patternsSearch = patternsSearch
+    }
+}
+
+extension JSONSchemaCompiler {
+    /// A pattern to generate from: a search or a whole match (see `JSONSchemaOptions.patternsSearch`).
+    func patternNode(_ pattern: String) throws(GrammarError) -> RegexCompiler.Node {
+        patternsSearch ? try RegexCompiler.parseSearch(pattern) : try RegexCompiler.parse(pattern)
     }
 }

@@ -83,9 +83,9 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         KeywordCase(name: "const object in json.dumps spelling",
                     schema: #"{"const": {"a": [1, 2], "b": "\u00e9"}}"#,
                     valid: [#"{"a": [1, 2], "b": "\u00e9"}"#], invalid: [#"{"a": [1, 3], "b": "\u00e9"}"#]),
-        KeywordCase(name: "pattern is a search",
+        KeywordCase(name: "pattern",
                     schema: #"{"type": "string", "pattern": "b+"}"#,
-                    valid: [#""abc""#, #""bbb""#, #""\u00e9b""#], invalid: [#""acd""#, #""""#]),
+                    valid: [#""bbb""#], invalid: [#""acd""#, #""""#]),
         KeywordCase(name: "minProperties 1",
                     schema: #"{"type": "object", "properties": {"a": {}, "b": {}}, "minProperties": 1}"#,
                     valid: [#"{"a": 1}"#, #"{"b": 1}"#], invalid: ["{}"]),
@@ -107,8 +107,10 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
 
     @Test(arguments: cases)
     func acceptsExactlyTheValidInstances(_ c: KeywordCase) throws {
-        let flexible = try CompiledGrammar(jsonSchema: c.schema, whitespace: .flexible)
-        let compact = try CompiledGrammar(jsonSchema: c.schema, whitespace: .compact)
+        // Patterns as the specification reads them (searches); the whole-match default is tested below.
+        let schema = try JSONValue(parsing: c.schema)
+        let flexible = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(whitespace: .flexible, patternsSearch: true))
+        let compact = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(whitespace: .compact, patternsSearch: true))
         for text in c.valid { #expect(matches(flexible, text), "refused valid \(text)") }
         for text in c.invalid {
             #expect(!matches(flexible, text), "accepted invalid \(text)")
@@ -129,7 +131,11 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
     /// The specification's reading (MaskBench's): members in any order, extra members where
     /// additionalProperties is absent, untyped schemas admit every type.
     @Test func specificationReading() throws {
-        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true, infersTypes: false)
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true, infersTypes: false, patternsSearch: true)
+        let search = try CompiledGrammar(jsonSchema: try JSONValue(parsing: #"{"type": "string", "pattern": "b+"}"#), options: options)
+        for valid in [#""abc""#, #""bbb""#, #""\u00e9b""#] { #expect(matches(search, valid), "\(valid)") }
+        for invalid in [#""acd""#, #""""#] { #expect(!matches(search, invalid), "\(invalid)") }
+        #expect(!matches(try CompiledGrammar(jsonSchema: #"{"type": "string", "pattern": "b+"}"#), #""abc""#), "the default is a whole match")
         let g = try CompiledGrammar(jsonSchema: try JSONValue(parsing: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#), options: options)
         for valid in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#, "[1]"] { #expect(matches(g, valid), "\(valid)") }
         for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#] { #expect(!matches(g, invalid), "\(invalid)") }
