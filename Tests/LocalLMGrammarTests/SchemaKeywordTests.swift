@@ -137,8 +137,8 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         for invalid in [#""acd""#, #""""#] { #expect(!matches(search, invalid), "\(invalid)") }
         #expect(!matches(try CompiledGrammar(jsonSchema: #"{"type": "string", "pattern": "b+"}"#), #""abc""#), "the default is a whole match")
         let g = try CompiledGrammar(jsonSchema: try JSONValue(parsing: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#), options: options)
-        for valid in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#, "[1]"] { #expect(matches(g, valid), "\(valid)") }
-        for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#] { #expect(!matches(g, invalid), "\(invalid)") }
+        for valid in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#, "[1]", #"{"a": 1, "c\"d": 2, "\u00e9": 3}"#] { #expect(matches(g, valid), "\(valid)") }
+        for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#, #"{"a": 1, "\u0062": 2}"#] { #expect(!matches(g, invalid), "\(invalid)") }
         let generation = try CompiledGrammar(jsonSchema: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#)
         for refused in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#] { #expect(!matches(generation, refused.replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":"))) }
     }
