@@ -195,7 +195,12 @@ extension JSONSchemaCompiler {
                 guard la.count * lb.count <= Self.maxBranches else { throw .tooLarge(message: "allOf of anyOf with more than \(Self.maxBranches) combinations at \(path)") }
                 set(k, .array(la.flatMap { p in lb.map { q in both(p, q) } }))
             case "not":
-                set(k, .object([("anyOf", .array([x, v]))]))
+                // not x ∧ not v = not (x ∨ v), with nested anyOf lists flattened.
+                func alternatives(_ n: JSONValue) -> [JSONValue] {
+                    if n.objectMembers?.count == 1, let list = n["anyOf"]?.arrayValue { return list }
+                    return [n]
+                }
+                set(k, .object([("anyOf", .array(alternatives(x) + alternatives(v)))]))
             case "dependentRequired", "dependentSchemas", "dependencies":
                 guard let ma = x.objectMembers, let mb = v.objectMembers, !ma.contains(where: { p in mb.contains { $0.0 == p.0 } }) else {
                     if x == v { continue }

@@ -1,6 +1,36 @@
 /// `oneOf` as `anyOf` when no instance can satisfy two branches (so "exactly one" is "at least
 /// one"), and the few `not` forms that have an exact positive reading.
 extension JSONSchemaCompiler {
+    /// `oneOf` whose branches are (siblings plus) a bare `required` list: branch i becomes "branch i
+    /// and, for every other branch, one of its required members absent" — exact, and disjoint by
+    /// construction. Nil when some branch is not of that form.
+    mutating func exclusiveRequiredBranches(_ branches: [JSONValue]) throws(GrammarError) -> [JSONValue]? {
+        var rest: JSONValue? = nil
+        var lists: [[JSONValue]] = []
+        for branch in branches {
+            // Distributed siblings come as allOf [siblings, branch].
+            var own = branch
+            if let parts = branch["allOf"]?.arrayValue, parts.count == 2, branch.objectMembers?.count == 1 {
+                if let r = rest, r != parts[0] { return nil }
+                rest = parts[0]
+                own = parts[1]
+            } else if rest != nil { return nil }
+            let validating = Self.validating(own.objectMembers ?? [])
+            guard validating.count == 1, validating[0].0 == "required", let names = validating[0].1.arrayValue, !names.isEmpty else { return nil }
+            lists.append(names)
+        }
+        var out: [JSONValue] = []
+        for (i, names) in lists.enumerated() {
+            var parts: [JSONValue] = [rest ?? .bool(true), .object([("required", .array(names))])]
+            for (j, other) in lists.enumerated() where j != i {
+                // Not all of branch j's members: one of them absent.
+                parts.append(.object([("anyOf", .array(other.map { .object([("not", .object([("required", .array([$0]))]))]) }))]))
+            }
+            out.append(.object([("allOf", .array(parts))]))
+        }
+        return out
+    }
+
     /// Throws unless every pair of branches is provably disjoint.
     mutating func checkDisjoint(_ branches: [JSONValue], _ path: String) throws(GrammarError) {
         guard branches.count > 1 else { return }
@@ -105,13 +135,27 @@ extension JSONSchemaCompiler {
             if kept.isEmpty { return [.rule(b.rule("never", []))] }
             return try visit(.object(rest), path)
         }
+        // not {required: [a]}, or not {anyOf: [{required: [a]}, {required: [b]}, …]}: members that must be absent.
+        var absent: [String] = []
         if keys == ["required"], let names = neg["required"]?.arrayValue, names.count == 1, let name = names[0].stringValue {
-            // The member must be absent: listed as `false`.
+            absent = [name]
+        } else if keys == ["anyOf"], let list = neg["anyOf"]?.arrayValue {
+            for item in list {
+                let r = try resolveForMerge(item, path + ".not", depth: 0)
+                guard Set(r.objectMembers?.map(\.0) ?? []) == ["required"], let names = r["required"]?.arrayValue, names.count == 1,
+                      let name = names[0].stringValue else { absent = []; break }
+                absent.append(name)
+            }
+        }
+        if !absent.isEmpty {
+            // The members must be absent: listed as `false`.
             var props = rest.first { $0.0 == "properties" }?.1.objectMembers ?? []
-            if let i = props.firstIndex(where: { $0.0 == name }) { props[i].1 = .bool(false) } else { props.append((name, .bool(false))) }
-            if (rest.first { $0.0 == "required" }?.1.arrayValue ?? []).contains(.string(name)) { return [.rule(b.rule("never", []))] }
+            for name in absent {
+                if let i = props.firstIndex(where: { $0.0 == name }) { props[i].1 = .bool(false) } else { props.append((name, .bool(false))) }
+                if (rest.first { $0.0 == "required" }?.1.arrayValue ?? []).contains(.string(name)) { return [.rule(b.rule("never", []))] }
+            }
             if rest.contains(where: { $0.0 == "patternProperties" }) { throw unsupported("not {required} beside patternProperties", path + ".not") }
-            if !rest.contains(where: { $0.0 == "additionalProperties" }) && !props.contains(where: { $0.0 != name }) {
+            if !rest.contains(where: { $0.0 == "additionalProperties" }) && !props.contains(where: { !absent.contains($0.0) }) {
                 rest.append(("additionalProperties", .bool(true)))
             }
             rest.removeAll { $0.0 == "properties" }

@@ -94,9 +94,17 @@ struct JSONSchemaCompiler {
         for key in ["anyOf", "oneOf"] {
             if let alts = schema[key] {
                 guard let list = alts.arrayValue, !list.isEmpty else { throw .schema(message: "\(key) must be a non-empty array", path: path + "." + key) }
-                if key == "oneOf" { try checkDisjoint(list, path + ".oneOf") }
+                var branches = list
+                if key == "oneOf" {
+                    do throws(GrammarError) {
+                        try checkDisjoint(list, path + ".oneOf")
+                    } catch {
+                        guard case .unsupportedSchemaFeature = error, let exclusive = try exclusiveRequiredBranches(list) else { throw error }
+                        branches = exclusive
+                    }
+                }
                 var out: [[Symbol]] = []
-                for (i, s) in list.enumerated() { out.append(try visit(s, "\(path).\(key)[\(i)]")) }
+                for (i, s) in branches.enumerated() { out.append(try visit(s, "\(path).\(key)[\(i)]")) }
                 return b.group(out, name: key)
             }
         }
