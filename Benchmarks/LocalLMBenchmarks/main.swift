@@ -16,6 +16,7 @@ let allSuites: [BenchmarkSuite] = [
     kernelsBenchmark,
     endToEndBenchmark,
     sessionBenchmark,
+    maskBenchBenchmark,
 ]
 
 func runBenchmarks() async throws {

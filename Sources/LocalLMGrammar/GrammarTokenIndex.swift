@@ -30,8 +30,15 @@ public final class GrammarTokenIndex: Sendable {
 
     func entry(for key: MaskKey) -> MaskEntry {
         if let e = cache.withLock({ $0[key] }) { return e }
+        // Another grammar over this vocabulary may have computed the same entry.
+        let signature = signature(of: key)
+        if let signature, let e = tokens.sharedEntries.entry(signature) {
+            cache.withLock { $0[key] = e }
+            return e
+        }
         let e = computeEntry(key)
         cache.withLock { $0[key] = e }
+        if let signature { tokens.sharedEntries.store(signature, e) }
         return e
     }
 

@@ -45,8 +45,16 @@ struct JSONGrammar {
         let hex = b.scalarClass([0x30...0x39, 0x41...0x46, 0x61...0x66])
         let simple = b.scalarClass([0x22...0x22, 0x2F...0x2F, 0x5C...0x5C, 0x62...0x62, 0x66...0x66, 0x6E...0x6E, 0x72...0x72, 0x74...0x74])
         alts.append(GrammarBuilder.literal("\\") + simple)
-        let hex4: [Symbol] = hex + hex + hex + hex
-        alts.append(GrammarBuilder.literal("\\u") + hex4)
+        // `\u` escapes: one character each, a surrogate pair together (lengths count code points,
+        // as JSON Schema does); lone surrogates are not generated.
+        let d = b.scalarClass([0x44...0x44, 0x64...0x64])
+        let notD = b.scalarClass([0x30...0x39, 0x41...0x43, 0x45...0x46, 0x61...0x63, 0x65...0x66])
+        let low8 = b.scalarClass([0x30...0x37])
+        let high = b.scalarClass([0x38...0x39, 0x41...0x42, 0x61...0x62])
+        let trail = b.scalarClass([0x43...0x46, 0x63...0x66])
+        alts.append(GrammarBuilder.literal("\\u") + notD + hex + hex + hex)
+        alts.append(GrammarBuilder.literal("\\u") + d + low8 + hex + hex)
+        alts.append(GrammarBuilder.literal("\\u") + d + high + hex + hex + GrammarBuilder.literal("\\u") + d + trail + hex + hex)
         b.setAlternatives(id, alts)
         charRule = id
         return [.rule(id)]
@@ -123,6 +131,22 @@ struct JSONGrammar {
             } else {
                 let hex = String(v, radix: 16)
                 alts.append(GrammarBuilder.literal("\\u" + String(repeating: "0", count: 4 - hex.count) + hex))
+            }
+        }
+        // Non-ASCII characters may also come `\u`-escaped (Python's json.dumps writes them so), when
+        // the class takes every one of them: the escape's value is then never outside the class.
+        func covers(_ r: ClosedRange<UInt32>) -> Bool { normalized.contains { $0.lowerBound <= r.lowerBound && $0.upperBound >= r.upperBound } }
+        if covers(0x80...0xD7FF) && covers(0xE000...0xFFFF) {
+            let hex = b.scalarClass([0x30...0x39, 0x61...0x66])
+            let u = GrammarBuilder.literal("\\u")
+            alts.append(u + GrammarBuilder.literal("00") + b.scalarClass([0x38...0x39, 0x61...0x66]) + hex)
+            alts.append(u + GrammarBuilder.literal("0") + b.scalarClass([0x31...0x39, 0x61...0x66]) + hex + hex)
+            alts.append(u + b.scalarClass([0x31...0x39, 0x61...0x63]) + hex + hex + hex)
+            alts.append(u + GrammarBuilder.literal("d") + b.scalarClass([0x30...0x37]) + hex + hex)
+            alts.append(u + b.scalarClass([0x65...0x66]) + hex + hex + hex)
+            if covers(0x10000...0x10FFFF) {
+                alts.append(u + GrammarBuilder.literal("d") + b.scalarClass([0x38...0x39, 0x61...0x62]) + hex + hex
+                            + u + GrammarBuilder.literal("d") + b.scalarClass([0x63...0x66]) + hex + hex)
             }
         }
         if alts.isEmpty { return [.rule(b.rule("empty-class", []))] }

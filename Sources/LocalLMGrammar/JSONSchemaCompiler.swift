@@ -1,87 +1,127 @@
-/// Compiles a JSON Schema to a grammar of the JSON documents it allows: at least everything
-/// FoundationModels' `GenerationSchema` produces. Properties come in schema order (`x-order` if
-/// given), objects are closed unless `additionalProperties` opens them, integers and numbers honour
-/// bounds exactly. Any keyword that would constrain values and is not implemented is an error naming it
-/// and its JSON path; annotations (title, description, …) are ignored.
+/// Compiles a JSON Schema to a grammar of JSON documents it allows: at least everything
+/// FoundationModels' `GenerationSchema` produces, and never a document it forbids. Properties come
+/// in schema order (`x-order` if given), objects are closed unless `additionalProperties` or
+/// `patternProperties` open them, integers and numbers honour bounds exactly. A keyword that would
+/// constrain values and cannot be enforced (exactly, or by allowing fewer documents) is an error
+/// naming it and its JSON path; annotations and unknown keywords are ignored, as validators do.
+/// Docs/grammar.md lists every keyword.
 struct JSONSchemaCompiler {
     typealias Symbol = Grammar.Symbol
     var b = GrammarBuilder()
     var json: JSONGrammar
     let root: JSONValue
     private var refRules: [String: Int] = [:]
+    /// Rules of schemas that merge a `$ref`, by their text (see `visit`).
+    private var mergedRules: [String: Int] = [:]
+    /// Schema nesting being visited; deeper schemas are refused before the stack runs out.
+    private var visitDepth = 0
+    static let maxVisitDepth = 256
 
-    static let annotations: Set<String> = [
-        "$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated",
-        "readOnly", "writeOnly", "$defs", "definitions", "x-order", "$anchor",
-    ]
-    static let handled: Set<String> = [
-        "type", "properties", "required", "additionalProperties", "items", "prefixItems", "minItems", "maxItems",
-        "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "minimum", "maximum", "exclusiveMinimum",
-        "exclusiveMaximum", "pattern", "minLength", "maxLength", "format",
-    ]
-    static let formats: Set<String> = ["date", "time", "date-time", "uuid"]
+    /// Schema nodes normalized so far; a schema needing more is refused (distribution can multiply).
+    var normalizeBudget = 100_000
+    /// See `JSONSchemaOptions.closesUnlistedObjects`.
+    let closesUnlistedObjects: Bool
+    /// See `JSONSchemaOptions.anyPropertyOrder`.
+    let anyPropertyOrder: Bool
+    /// See `JSONSchemaOptions.infersTypes`.
+    let infersTypes: Bool
+    /// See `JSONSchemaOptions.patternsSearch`.
+    let patternsSearch: Bool
 
-    init(root: JSONValue, whitespace: JSONWhitespace) {
+    init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root
-        self.json = JSONGrammar(whitespace: whitespace)
+        self.json = JSONGrammar(whitespace: options.whitespace)
+        self.closesUnlistedObjects = options.closesUnlistedObjects
+        self.anyPropertyOrder = options.anyPropertyOrder
+        self.infersTypes = options.infersTypes
+        self.patternsSearch = options.patternsSearch
     }
 
     static func compile(_ schema: JSONValue, whitespace: JSONWhitespace) throws(GrammarError) -> Grammar {
-        var c = JSONSchemaCompiler(root: schema, whitespace: whitespace)
+        try compile(schema, options: JSONSchemaOptions(whitespace: whitespace))
+    }
+
+    static func compile(_ schema: JSONValue, options: JSONSchemaOptions) throws(GrammarError) -> Grammar {
+        var c = JSONSchemaCompiler(root: schema, options: options)
         let r = c.b.newRule("root")
         let body = try c.visit(schema, "$")
         c.b.setAlternatives(r, [body])
         return try c.b.checkedBuild(root: r)
     }
 
-    private func unsupported(_ feature: String, _ path: String) -> GrammarError {
+    func unsupported(_ feature: String, _ path: String) -> GrammarError {
         .unsupportedSchemaFeature(feature: feature, path: path)
     }
 
     mutating func visit(_ schema: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
+        // A schema that merges a $ref (allOf, or $ref beside keywords) gets a rule of its own, made
+        // before its body: a recursive definition reached that way meets the rule again, not itself.
+        guard visitDepth < Self.maxVisitDepth else { throw .tooLarge(message: "schema nested deeper than \(Self.maxVisitDepth) at \(path)") }
+        visitDepth += 1
+        defer { visitDepth -= 1 }
+        guard let members = schema.objectMembers,
+              members.contains(where: { $0.0 == "allOf" }) || (members.contains(where: { $0.0 == "$ref" }) && members.count > 1) else {
+            return try visitUncached(schema, path)
+        }
+        let key = schema.compactText
+        if let r = mergedRules[key] { return [.rule(r)] }
+        let r = b.newRule("merged")
+        mergedRules[key] = r
+        let body = try visitUncached(schema, path)
+        b.setAlternatives(r, [body])
+        return [.rule(r)]
+    }
+
+    private mutating func visitUncached(_ schema: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
+        guard schema.objectMembers != nil || schema.isBool else { throw .schema(message: "a schema must be an object or boolean", path: path) }
+        let schema = try normalize(schema, path)
         if case .bool(let v) = schema {
             if v { return json.value(&b) }
             return [.rule(b.rule("never", []))]
         }
         guard let members = schema.objectMembers else { throw .schema(message: "a schema must be an object or boolean", path: path) }
-        for (k, _) in members where !Self.annotations.contains(k) && !Self.handled.contains(k) && !k.hasPrefix("x-") {
+        for k in ["if", "then", "else", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"] where schema[k] != nil {
             throw unsupported(k, path + "." + k)
         }
         if let ref = schema["$ref"] {
-            guard members.allSatisfy({ Self.annotations.contains($0.0) || $0.0 == "$ref" || $0.0.hasPrefix("x-") }) else {
-                throw unsupported("keywords beside $ref", path)
-            }
             guard let s = ref.stringValue else { throw .schema(message: "$ref must be a string", path: path + ".$ref") }
             return [.rule(try refRule(s, path + ".$ref"))]
         }
-        if let c = schema["const"] { return literal(c) }
         if let e = schema["enum"] {
-            guard let values = e.arrayValue, !values.isEmpty else { throw .schema(message: "enum must be a non-empty array", path: path + ".enum") }
-            return b.group(values.map { literal($0) }, name: "enum")
+            guard let values = e.arrayValue else { throw .schema(message: "enum must be an array", path: path + ".enum") }
+            return try enumRule(values, JSONValue.object(members.filter { $0.0 != "enum" }), path)
         }
         for key in ["anyOf", "oneOf"] {
             if let alts = schema[key] {
                 guard let list = alts.arrayValue, !list.isEmpty else { throw .schema(message: "\(key) must be a non-empty array", path: path + "." + key) }
-                let validating = members.filter { !Self.annotations.contains($0.0) && $0.0 != key && !$0.0.hasPrefix("x-") }
-                if !validating.isEmpty { throw unsupported("\(validating[0].0) beside \(key)", path) }
+                var branches = list
+                if key == "oneOf" {
+                    do throws(GrammarError) {
+                        try checkDisjoint(list, path + ".oneOf")
+                    } catch {
+                        guard case .unsupportedSchemaFeature = error, let exclusive = try exclusiveRequiredBranches(list) else { throw error }
+                        branches = exclusive
+                    }
+                }
                 var out: [[Symbol]] = []
-                for (i, s) in list.enumerated() { out.append(try visit(s, "\(path).\(key)[\(i)]")) }
+                for (i, s) in branches.enumerated() { out.append(try visit(s, "\(path).\(key)[\(i)]")) }
                 return b.group(out, name: key)
             }
         }
-        if let all = schema["allOf"] {
-            let validating = members.filter { !Self.annotations.contains($0.0) && !$0.0.hasPrefix("x-") }
-            guard let list = all.arrayValue, list.count == 1, validating.count == 1 else { throw unsupported("allOf (more than one schema)", path + ".allOf") }
-            return try visit(list[0], path + ".allOf[0]")
+        if schema["not"] != nil {
+            return try notRule(schema, path)
         }
         var types: [String]
         switch schema["type"] {
         case .string(let t)?: types = [t]
         case .array(let ts)?:
             types = []
+            if ts.isEmpty { return [.rule(b.rule("never", []))] }
             for t in ts { guard let s = t.stringValue else { throw .schema(message: "type must be strings", path: path + ".type") }; types.append(s) }
         case nil:
             types = Self.inferredTypes(schema)
+            // Read as the specification does, keywords of one type leave the other types free.
+            if !infersTypes && !types.isEmpty { types = ["null", "boolean", "object", "array", "string", "number"] }
         default: throw .schema(message: "type must be a string or array", path: path + ".type")
         }
         if types.isEmpty { return json.value(&b) }
@@ -90,11 +130,14 @@ struct JSONSchemaCompiler {
         return b.group(out, name: "types")
     }
 
-    private static func inferredTypes(_ s: JSONValue) -> [String] {
-        if s["properties"] != nil || s["additionalProperties"] != nil || s["required"] != nil { return ["object"] }
-        if s["items"] != nil || s["prefixItems"] != nil || s["minItems"] != nil || s["maxItems"] != nil { return ["array"] }
-        if s["pattern"] != nil || s["minLength"] != nil || s["maxLength"] != nil || s["format"] != nil { return ["string"] }
-        if s["minimum"] != nil || s["maximum"] != nil || s["exclusiveMinimum"] != nil || s["exclusiveMaximum"] != nil { return ["number"] }
+    static func inferredTypes(_ s: JSONValue) -> [String] {
+        // Keywords of one type only constrain that type; generating only it is a subset of the schema.
+        func has(_ keys: [String]) -> Bool { keys.contains { s[$0] != nil } }
+        if has(["properties", "additionalProperties", "required", "patternProperties", "propertyNames", "minProperties",
+                "maxProperties", "dependencies", "dependentRequired", "dependentSchemas"]) { return ["object"] }
+        if has(["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains"]) { return ["array"] }
+        if has(["pattern", "minLength", "maxLength", "format"]) { return ["string"] }
+        if has(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) { return ["number"] }
         return []
     }
 
@@ -134,8 +177,12 @@ struct JSONSchemaCompiler {
         }
     }
 
-    private func count(_ s: JSONValue, _ key: String, _ path: String) throws(GrammarError) -> Int? {
+    func count(_ s: JSONValue, _ key: String, _ path: String) throws(GrammarError) -> Int? {
         guard let v = s[key] else { return nil }
+        // A maximum past the repetition limit is lowered to it: fewer documents, never more.
+        if key.hasPrefix("max"), let d = v.doubleValue, d.rounded() == d, d > Double(GrammarBuilder.maxRepetition) {
+            return GrammarBuilder.maxRepetition
+        }
         guard let n = v.integerValue, n >= 0, n <= GrammarBuilder.maxRepetition else {
             throw .schema(message: "\(key) must be an integer in 0...\(GrammarBuilder.maxRepetition)", path: path + "." + key)
         }
@@ -149,22 +196,24 @@ struct JSONSchemaCompiler {
             guard let pattern = p.stringValue else { throw .schema(message: "pattern must be a string", path: path + ".pattern") }
             if s["minLength"] != nil || s["maxLength"] != nil || s["format"] != nil { throw unsupported("pattern with minLength/maxLength/format", path) }
             let node: RegexCompiler.Node
-            do { node = try RegexCompiler.parse(pattern) } catch {
+            do { node = try patternNode(pattern) } catch {
                 throw .schema(message: error.description, path: path + ".pattern")
             }
             return json.quoted(node.emit(&b, jsonString: true), &b)
         }
         if let f = s["format"] {
             guard let name = f.stringValue else { throw .schema(message: "format must be a string", path: path + ".format") }
-            guard Self.formats.contains(name) else { throw unsupported("format \(name)", path + ".format") }
-            if s["minLength"] != nil || s["maxLength"] != nil { throw unsupported("format with minLength/maxLength", path) }
-            return json.quoted(try formatBody(name), &b)
+            // Unknown formats annotate only (JSON Schema's format-annotation vocabulary, Python jsonschema's default).
+            if let body = try formatBody(name, path + ".format") {
+                if s["minLength"] != nil || s["maxLength"] != nil { throw unsupported("format with minLength/maxLength", path) }
+                return json.quoted(body, &b)
+            }
         }
         if let m = maxLength, m < minLength { return [.rule(b.rule("never", []))] }
         return json.string(minLength: minLength, maxLength: maxLength, &b)
     }
 
-    private mutating func formatBody(_ name: String) throws(GrammarError) -> [Symbol] {
+    private mutating func formatBody(_ name: String, _ path: String) throws(GrammarError) -> [Symbol]? {
         // Exact calendar dates: day counts per month, and February 29 only in leap years.
         let leapYear = #"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"#
         let monthDay = #"((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"#
@@ -176,7 +225,15 @@ struct JSONSchemaCompiler {
         case "date": pattern = date
         case "time": pattern = time
         case "date-time": pattern = date + "T" + time
-        default: pattern = uuid
+        case "uuid": pattern = uuid
+        default:
+            guard let p = Self.formatPatterns[name] else {
+                // Validators check the specification's formats (Rust jsonschema by default on older
+                // drafts), so one not implemented here is refused; any other name only annotates.
+                if Self.specifiedFormats.contains(name) { throw unsupported("format \(name)", path) }
+                return nil
+            }
+            pattern = p
         }
         return try RegexCompiler.parse(pattern).emit(&b, jsonString: true)
     }
@@ -205,6 +262,10 @@ struct JSONSchemaCompiler {
     }
 
     private mutating func integerRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
+        if s["multipleOf"] != nil {
+            let r = try multipleRule(s, path)
+            if !r.isEmpty { return r }
+        }
         let lows = [try bound(s, "minimum", path, lower: true), try bound(s, "exclusiveMinimum", path, lower: true)].compactMap { $0 }
         let highs = [try bound(s, "maximum", path, lower: false), try bound(s, "exclusiveMaximum", path, lower: false)].compactMap { $0 }
         let lo = lows.max(), hi = highs.min()
@@ -216,6 +277,7 @@ struct JSONSchemaCompiler {
 
     /// Numbers between decimal bounds, exactly; bounded numbers are written without exponent.
     private mutating func numberRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
+        if s["multipleOf"] != nil { return try integerRule(s, path) }
         var lower: NumberRange.Bound? = nil, upper: NumberRange.Bound? = nil
         for key in ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"] {
             guard let value = try decimalBound(s, key, path) else { continue }
@@ -241,116 +303,52 @@ struct JSONSchemaCompiler {
         return [.rule(b.rule("number-range", alts.map { $0 + space }))]
     }
 
-    private mutating func arrayRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
-        for k in ["contains", "uniqueItems", "minContains", "maxContains", "unevaluatedItems"] where s[k] != nil {
-            throw unsupported(k, path + "." + k)
-        }
-        var tuple: [JSONValue]? = s["prefixItems"]?.arrayValue
-        var itemSchema: JSONValue? = s["items"]
-        if let list = s["items"]?.arrayValue { tuple = list; itemSchema = nil }  // draft-7 tuple form
-        let open = json.token("[", &b), close = json.token("]", &b), comma = json.token(",", &b)
-        if let tuple {
-            var seq: [Symbol] = open
-            for (i, t) in tuple.enumerated() {
-                if i > 0 { seq += comma }
-                seq += try visit(t, "\(path).prefixItems[\(i)]")
-            }
-            return seq + close
-        }
-        let item = try itemSchema.map { (x: JSONValue) throws(GrammarError) -> [Symbol] in try visit(x, path + ".items") } ?? json.value(&b)
-        let minItems = try count(s, "minItems", path) ?? 0
-        let maxItems = try count(s, "maxItems", path)
-        if let m = maxItems, m < minItems { return [.rule(b.rule("never", []))] }
-        if maxItems == 0 { return open + close }
-        // item ("," item){min-1, max-1}, optional as a whole when minItems is 0.
-        let rest = b.repeated(comma + item, min: max(minItems - 1, 0), max: maxItems.map { $0 - 1 }, name: "items")
-        let list = item + rest
-        let body = minItems == 0 ? b.repeated(list, min: 0, max: 1, name: "items-opt") : list
-        return open + body + close
-    }
-
-    private mutating func objectRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
-        for k in ["patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
-                  "dependentSchemas", "unevaluatedProperties", "dependencies"] where s[k] != nil {
-            throw unsupported(k, path + "." + k)
-        }
-        var props: [(String, JSONValue)] = []
-        if let p = s["properties"] {
-            guard let m = p.objectMembers else { throw .schema(message: "properties must be an object", path: path + ".properties") }
-            props = m
-        }
-        if let order = s["x-order"]?.arrayValue?.compactMap(\.stringValue) {
-            props.sort { (order.firstIndex(of: $0.0) ?? Int.max) < (order.firstIndex(of: $1.0) ?? Int.max) }
-        }
-        var required = Set<String>()
-        if let r = s["required"] {
-            guard let list = r.arrayValue else { throw .schema(message: "required must be an array", path: path + ".required") }
-            for x in list { guard let n = x.stringValue else { throw .schema(message: "required must list strings", path: path + ".required") }; required.insert(n) }
-        }
-        for name in required.sorted() where !props.contains(where: { $0.0 == name }) { props.append((name, .object([]))) }
-        // Extra members: none unless additionalProperties allows (or the object lists nothing at all).
-        var extra: JSONValue? = nil
-        switch s["additionalProperties"] {
-        case nil: if props.isEmpty { extra = .bool(true) }
-        case .bool(false)?: extra = nil
-        case let v?: extra = v
-        }
-        let open = json.token("{", &b), close = json.token("}", &b), comma = json.token(",", &b), colon = json.token(":", &b)
-        // tail(i, first): the members from i on; `first` means no comma is owed before the next one.
-        var extraMember: [Symbol]? = nil
-        if let extra {
-            let key = excludedKey(props.map(\.0))
-            extraMember = key + colon + (try visit(extra, path + ".additionalProperties"))
-        }
-        var next: [Bool: [Symbol]] = [:]
-        for first in [true, false] {
-            if let e = extraMember {
-                let more = b.repeated(comma + e, min: 0, max: nil, name: "extra")
-                let alts: [[Symbol]] = [[], (first ? [] : comma) + e + more]
-                next[first] = b.group(alts, name: "extras")
-            } else {
-                next[first] = []
-            }
-        }
-        for (i, (name, schema)) in props.enumerated().reversed() {
-            let member = GrammarBuilder.literal(JSONValue.quote(name)) + json.space(&b) + colon + (try visit(schema, "\(path).properties.\(name)"))
-            var built: [Bool: [Symbol]] = [:]
-            for first in [true, false] {
-                let withIt = (first ? [] : comma) + member + next[false]!
-                if required.contains(name) {
-                    built[first] = [.rule(b.rule("members-\(i)", [withIt]))]
-                } else {
-                    built[first] = [.rule(b.rule("members-\(i)", [withIt, next[first]!]))]
-                }
-            }
-            next = built
-        }
-        return open + next[true]! + close
-    }
-
     /// A quoted key that is none of `names` (for additional properties beside listed ones).
-    private mutating func excludedKey(_ names: [String]) -> [Symbol] {
+    mutating func excludedKey(_ names: [String]) -> [Symbol] {
         if names.isEmpty { return json.string(&b) }
         // A trie over the names' bytes; at each node the key may end (if no name ends here),
         // continue along a name, or leave the trie and continue freely.
         let free = b.repeated(json.char(&b), min: 0, max: nil, name: "key-rest")
         let quote = GrammarBuilder.literal("\"")
-        func build(_ prefix: [UInt8], _ names: [[UInt8]], _ b: inout GrammarBuilder) -> [Symbol] {
-            var alts: [[Symbol]] = []
-            if !names.contains(where: { $0 == prefix }) { alts.append(quote) }
-            let nextBytes = Set(names.filter { $0.count > prefix.count && $0.starts(with: prefix) }.map { $0[prefix.count] })
-            for c in nextBytes.sorted() {
-                alts.append([.bytes(ByteSet(c))] + build(prefix + [c], names, &b))
+        // Trie nodes in breadth-first order (so children come after parents); built without
+        // recursion, since names may be long.
+        var children: [[(UInt8, Int)]] = [[]]
+        var ends: [Bool] = [false]
+        for name in names {
+            var n = 0
+            for c in name.utf8 {
+                if let next = children[n].first(where: { $0.0 == c })?.1 { n = next; continue }
+                children.append([]); ends.append(false)
+                children[n].append((c, children.count - 1))
+                n = children.count - 1
             }
+            ends[n] = true
+        }
+        var order: [Int] = [0], head = 0
+        while head < order.count { order += children[order[head]].map(\.1); head += 1 }
+        var symbols = [[Symbol]](repeating: [], count: children.count)
+        for n in order.reversed() {
+            var alts: [[Symbol]] = []
+            if !ends[n] { alts.append(quote) }
+            let nextBytes = Set(children[n].map(\.0))
+            for (c, child) in children[n].sorted(by: { $0.0 < $1.0 }) { alts.append([.bytes(ByteSet(c))] + symbols[child]) }
             // Any other first character of a string char leaves the trie (ASCII only is checked
             // byte-wise; multi-byte characters always leave it since names are matched as bytes).
             var other = ByteSet()
             for c in UInt8(0x20)...0x7E where c != 0x22 && c != 0x5C && !nextBytes.contains(c) { other.insert(c) }
             alts.append([.bytes(other)] + free + quote)
-            return b.group(alts, name: "key")
+            // An escape leaves the trie too, when the character it stands for continues no name here.
+            var shortEscapes = ByteSet()
+            let escapes: [(UInt8, UInt8)] = [(0x22, 0x22), (0x5C, 0x5C), (0x2F, 0x2F), (0x62, 0x08), (0x66, 0x0C), (0x6E, 0x0A), (0x72, 0x0D), (0x74, 0x09)]
+            for (letter, raw) in escapes where !nextBytes.contains(raw) { shortEscapes.insert(letter) }
+            if !shortEscapes.isEmpty { alts.append(GrammarBuilder.literal("\\") + [.bytes(shortEscapes)] + free + quote) }
+            // So does a non-ASCII character (raw or `\u`-escaped) where no name continues with one.
+            if !nextBytes.contains(where: { $0 >= 0x80 }) {
+                alts.append(JSONGrammar.jsonStringClass([0x80...0xD7FF, 0xE000...0x10FFFF], &b) + free + quote)
+            }
+            symbols[n] = b.group(alts, name: "key")
         }
-        let namesBytes = names.map { Array($0.utf8) }
-        return quote + build([], namesBytes, &b) + json.space(&b)
+        return quote + symbols[0] + json.space(&b)
     }
 }
 
@@ -364,5 +362,47 @@ extension CompiledGrammar {
     /// Compiles a parsed JSON Schema.
     public convenience init(jsonSchema schema: JSONValue, whitespace: JSONWhitespace = .compact) throws(GrammarError) {
         try self.init(JSONSchemaCompiler.compile(schema, whitespace: whitespace))
+    }
+
+    /// Compiles a parsed JSON Schema with every compiler option.
+    public convenience init(jsonSchema schema: JSONValue, options: JSONSchemaOptions) throws(GrammarError) {
+        try self.init(JSONSchemaCompiler.compile(schema, options: options))
+    }
+}
+
+/// How a JSON Schema becomes a grammar, where the schema leaves a choice to the generator.
+public struct JSONSchemaOptions: Sendable {
+    /// Where whitespace may go.
+    public var whitespace: JSONWhitespace
+    /// An object schema that lists properties and says nothing of `additionalProperties` admits
+    /// only the listed members (the default: a model then writes what the schema describes). False
+    /// reads the absence as the specification does: any further members, after the listed ones.
+    public var closesUnlistedObjects: Bool
+    /// Members may come in any order (objects of up to 10 listed properties; larger ones keep
+    /// schema order). Off by default: schema order is what a model should write, and keeps masks cheap.
+    public var anyPropertyOrder: Bool
+    /// A schema without `type` whose keywords all concern one type (say `properties`) admits only
+    /// that type (the default: what the schema's author means). False reads it as the
+    /// specification does: the other types are unconstrained.
+    public var infersTypes: Bool
+    /// `pattern` and `patternProperties` as searches, as the specification reads them (an
+    /// unanchored pattern may have text around its match). Off by default: the generated string is
+    /// a whole match (as llama.cpp does), which is also valid and what `@Guide(pattern)` means.
+    public var patternsSearch: Bool
+
+    public init(whitespace: JSONWhitespace = .compact, closesUnlistedObjects: Bool = true, anyPropertyOrder: Bool = false,
+                infersTypes: Bool = true, patternsSearch: Bool = false) {
+        self.whitespace = whitespace
+        self.closesUnlistedObjects = closesUnlistedObjects
+        self.anyPropertyOrder = anyPropertyOrder
+        self.infersTypes = infersTypes
+        self.patternsSearch = patternsSearch
+    }
+}
+
+extension JSONSchemaCompiler {
+    /// A pattern to generate from: a search or a whole match (see `JSONSchemaOptions.patternsSearch`).
+    func patternNode(_ pattern: String) throws(GrammarError) -> RegexCompiler.Node {
+        patternsSearch ? try RegexCompiler.parseSearch(pattern) : try RegexCompiler.parse(pattern)
     }
 }

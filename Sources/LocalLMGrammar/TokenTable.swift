@@ -10,6 +10,8 @@ public final class TokenTable: Sendable {
     /// Control ids (BOS, chat markers, …): never allowed inside constrained text.
     public let special: Set<Int>
     let trie: TokenTrie
+    /// Mask-cache entries every grammar over this vocabulary may reuse (see `SharedMaskEntries`).
+    let sharedEntries = SharedMaskEntries()
 
     public var count: Int { tokenBytes.count }
 

@@ -1,0 +1,240 @@
+/// Objects: listed properties in schema order, then extra members through `patternProperties`
+/// and `additionalProperties`; `dependencies` split into exact alternatives; counts where exact.
+extension JSONSchemaCompiler {
+    static let dependencyKeywords = ["dependencies", "dependentRequired", "dependentSchemas"]
+    /// Dependencies split into 2^n alternatives; more than this many are refused.
+    static let maxDependencies = 5
+    /// Objects with more listed properties than this keep schema order even when any order is asked for.
+    static let maxUnorderedProperties = 10
+
+    mutating func objectRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
+        if let variants = try dependencyVariants(s, path) {
+            return try visit(.object([("anyOf", .array(variants))]), path)
+        }
+        var props: [(String, JSONValue)] = []
+        if let p = s["properties"] {
+            guard let m = p.objectMembers else { throw .schema(message: "properties must be an object", path: path + ".properties") }
+            props = m
+        }
+        if let order = s["x-order"]?.arrayValue?.compactMap(\.stringValue) {
+            props.sort { (order.firstIndex(of: $0.0) ?? Int.max) < (order.firstIndex(of: $1.0) ?? Int.max) }
+        }
+        var required = Set<String>()
+        if let r = s["required"] {
+            guard let list = r.arrayValue else { throw .schema(message: "required must be an array", path: path + ".required") }
+            for x in list { guard let n = x.stringValue else { throw .schema(message: "required must list strings", path: path + ".required") }; required.insert(n) }
+        }
+        var patterns: [(String, JSONValue)] = []
+        if let p = s["patternProperties"] {
+            guard let m = p.objectMembers else { throw .schema(message: "patternProperties must be an object", path: path + ".patternProperties") }
+            patterns = m
+        }
+        // Extra members: none unless additionalProperties allows (or the object lists nothing at all).
+        var extra: JSONValue? = nil
+        switch s["additionalProperties"] {
+        case nil: if (props.isEmpty && patterns.isEmpty) || !closesUnlistedObjects { extra = .bool(true) }
+        case .bool(false)?: extra = nil
+        case let v?: extra = v
+        }
+        // A required name that is not listed comes through the listed route, with the schema extras would have.
+        for name in required.sorted() where !props.contains(where: { $0.0 == name }) {
+            var matching: [JSONValue] = []
+            for (p, v) in patterns where try Self.searchMatches(p, name, path) { matching.append(v) }
+            if !matching.isEmpty {
+                props.append((name, .object([("allOf", .array(matching))])))
+            } else {
+                props.append((name, s["additionalProperties"] ?? .bool(true)))
+            }
+        }
+        // Listed names must also satisfy the patterns they match, and propertyNames.
+        for i in props.indices {
+            let name = props[i].0
+            var matching: [JSONValue] = []
+            for (p, v) in patterns where try Self.searchMatches(p, name, path) { matching.append(v) }
+            if !matching.isEmpty { props[i].1 = .object([("allOf", .array([props[i].1] + matching))]) }
+            if let names = s["propertyNames"] {
+                guard let ok = admits(.string(name), names, depth: 0) else { throw unsupported("propertyNames (undecidable on listed names)", path + ".propertyNames") }
+                if !ok { props[i].1 = .bool(false) }
+            }
+        }
+        // Extra member routes: a key matching pattern i (its value satisfies every pattern the key may
+        // also match), or any unlisted key whose value satisfies additionalProperties and every pattern.
+        var routes: [(key: [Symbol], value: JSONValue, path: String)] = []
+        for (i, (pattern, schema)) in patterns.enumerated() {
+            for (name, _) in props where try Self.searchMatches(pattern, name, path) {
+                throw unsupported("patternProperties matching the listed property '\(name)'", path + ".patternProperties")
+            }
+            var values = [schema]
+            for (j, other) in patterns.enumerated() where j != i && !Self.patternsDisjoint(pattern, other.0) { values.append(other.1) }
+            let node: RegexCompiler.Node
+            do { node = try patternNode(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
+            let key = json.quoted(node.emit(&b, jsonString: true), &b)
+            routes.append((key, values.count == 1 ? schema : .object([("allOf", .array(values))]), path + ".patternProperties"))
+        }
+        if let extra {
+            let values = [extra] + patterns.map(\.1)
+            routes.append((excludedKey(props.map(\.0)), values.count == 1 ? extra : .object([("allOf", .array(values))]), path + ".additionalProperties"))
+        }
+        if !routes.isEmpty, let names = s["propertyNames"], names != .bool(true) {
+            throw unsupported("propertyNames beside additional or pattern properties", path + ".propertyNames")
+        }
+        // Member counts: only where the structure already decides them.
+        var nonEmpty = false
+        if let m = try count(s, "minProperties", path), m > required.count {
+            guard m == 1 else { throw unsupported("minProperties above the required count", path + ".minProperties") }
+            nonEmpty = true
+        }
+        if let m = try count(s, "maxProperties", path) {
+            if m < required.count { return [.rule(b.rule("never", []))] }
+            guard routes.isEmpty, m >= props.count else { throw unsupported("maxProperties below the possible member count", path + ".maxProperties") }
+        }
+
+        let open = json.token("{", &b), close = json.token("}", &b), comma = json.token(",", &b), colon = json.token(":", &b)
+        var extraMember: [Symbol]? = nil
+        if !routes.isEmpty {
+            var alts: [[Symbol]] = []
+            for r in routes {
+                // A route whose value schema cannot be built (say, two different patterns) is left out: fewer instances, never more.
+                guard let v = try? visit(r.value, r.path) else { continue }
+                alts.append(r.key + colon + v)
+            }
+            if !alts.isEmpty { extraMember = b.group(alts, name: "extra-member") }
+        }
+        if anyPropertyOrder && props.count >= 2 && props.count <= Self.maxUnorderedProperties {
+            return try unorderedMembers(props, required: required, extra: extraMember, nonEmpty: nonEmpty, path)
+        }
+        // tail(i, first): the members from i on; `first` means no comma is owed before the next one.
+        var next: [Bool: [Symbol]] = [:]
+        for first in [true, false] {
+            var alts: [[Symbol]] = []
+            if !(first && nonEmpty) { alts.append([]) }
+            if let e = extraMember {
+                let more = b.repeated(comma + e, min: 0, max: nil, name: "extra")
+                alts.append((first ? [] : comma) + e + more)
+            }
+            next[first] = alts.isEmpty ? [.rule(b.rule("never", []))] : b.group(alts, name: "extras")
+        }
+        for (i, (name, schema)) in props.enumerated().reversed() {
+            let value = try visit(schema, "\(path).properties.\(name)")
+            let member = stringLiteral(name) + json.space(&b) + colon + value
+            var built: [Bool: [Symbol]] = [:]
+            for first in [true, false] {
+                let withIt = (first ? [] : comma) + member + (next[false] ?? [])
+                if required.contains(name) {
+                    built[first] = [.rule(b.rule("members-\(i)", [withIt]))]
+                } else {
+                    built[first] = [.rule(b.rule("members-\(i)", [withIt, next[first] ?? []]))]
+                }
+            }
+            next = built
+        }
+        return open + (next[true] ?? []) + close
+    }
+
+    /// Listed members in any order, each at most once, extra members anywhere: one rule per set of
+    /// members written so far (2^n rules, so only for small n).
+    private mutating func unorderedMembers(_ props: [(String, JSONValue)], required: Set<String>, extra: [Symbol]?,
+                                           nonEmpty: Bool, _ path: String) throws(GrammarError) -> [Symbol] {
+        let open = json.token("{", &b), close = json.token("}", &b), comma = json.token(",", &b), colon = json.token(":", &b)
+        var members: [[Symbol]] = []
+        for (name, schema) in props {
+            let value = try visit(schema, "\(path).properties.\(name)")
+            members.append([.rule(b.rule("member", [stringLiteral(name) + json.space(&b) + colon + value]))])
+        }
+        var requiredMask = 0
+        for (i, p) in props.enumerated() where required.contains(p.0) { requiredMask |= 1 << i }
+        let n = props.count
+        // after[mask]: the rest of the object once the members in `mask` (and at least one member) are written.
+        let after = (0..<(1 << n)).map { _ in b.newRule("members-after") }
+        for mask in 0..<(1 << n) {
+            var alts: [[Symbol]] = mask & requiredMask == requiredMask ? [[]] : []
+            for i in 0..<n where mask & (1 << i) == 0 { alts.append(comma + members[i] + [.rule(after[mask | 1 << i])]) }
+            if let extra { alts.append(comma + extra + [.rule(after[mask])]) }
+            b.setAlternatives(after[mask], alts)
+        }
+        var first: [[Symbol]] = requiredMask == 0 && !nonEmpty ? [[]] : []
+        for i in 0..<n { first.append(members[i] + [.rule(after[1 << i])]) }
+        if let extra { first.append(extra + [.rule(after[0])]) }
+        return open + b.group(first, name: "members") + close
+    }
+
+    /// `dependencies`/`dependentRequired`/`dependentSchemas` as alternatives: for each trigger name,
+    /// either it is absent, or it is present with what it requires. Nil when there are none.
+    mutating func dependencyVariants(_ s: JSONValue, _ path: String) throws(GrammarError) -> [JSONValue]? {
+        var deps: [(String, JSONValue)] = []
+        for k in Self.dependencyKeywords { deps += s[k]?.objectMembers ?? [] }
+        guard let members = s.objectMembers, !deps.isEmpty || Self.dependencyKeywords.contains(where: { s[$0] != nil }) else { return nil }
+        guard deps.count <= Self.maxDependencies else {
+            throw unsupported("more than \(Self.maxDependencies) dependencies", path + ".dependencies")
+        }
+        let base = members.filter { !Self.dependencyKeywords.contains($0.0) && $0.0 != "type" } + [("type", .string("object"))]
+        let required = (s["required"]?.arrayValue ?? []).compactMap(\.stringValue)
+        var variants: [JSONValue] = [.object(base)]
+        for (name, dep) in deps {
+            var next: [JSONValue] = []
+            for v in variants {
+                guard var m = v.objectMembers else { continue }
+                // Present: the name and what it needs.
+                var present = m
+                var extraSchema: JSONValue? = nil
+                var needs = [name]
+                if let list = dep.arrayValue {
+                    needs += list.compactMap(\.stringValue)
+                } else if dep.objectMembers != nil || dep.isBool {
+                    extraSchema = dep
+                } else {
+                    throw .schema(message: "a dependency must be an array or a schema", path: path + ".dependencies." + name)
+                }
+                var req = (present.first { $0.0 == "required" }?.1.arrayValue ?? [])
+                for n in needs where !req.contains(.string(n)) { req.append(.string(n)) }
+                present.removeAll { $0.0 == "required" }
+                present.append(("required", .array(req)))
+                if let extraSchema {
+                    next.append(.object([("allOf", .array([.object(present), extraSchema]))]))
+                } else {
+                    next.append(.object(present))
+                }
+                // Absent: listed as `false`.
+                if !required.contains(name) && !(m.first { $0.0 == "required" }?.1.arrayValue ?? []).contains(.string(name)) {
+                    var props = m.first { $0.0 == "properties" }?.1.objectMembers ?? []
+                    if let i = props.firstIndex(where: { $0.0 == name }) { props[i].1 = .bool(false) } else { props.append((name, .bool(false))) }
+                    if m.first(where: { $0.0 == "properties" }) == nil && m.first(where: { $0.0 == "additionalProperties" }) == nil {
+                        m.append(("additionalProperties", .bool(true)))
+                    }
+                    m.removeAll { $0.0 == "properties" }
+                    m.append(("properties", .object(props)))
+                    next.append(.object(m))
+                }
+            }
+            variants = next
+        }
+        return variants
+    }
+
+    /// Whether `pattern` (JSON Schema search semantics) matches `text`.
+    static func searchMatches(_ pattern: String, _ text: String, _ path: String) throws(GrammarError) -> Bool {
+        // Python's classes (\w, \d, \s) also take non-ASCII characters; the grammar's do not.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { throw .unsupportedSchemaFeature(feature: "patternProperties beside a non-ASCII property name", path: path + ".patternProperties") }
+        let node: RegexCompiler.Node
+        do { node = try RegexCompiler.parseSearch(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
+        let g = try CompiledGrammar(regexGrammar(node))
+        var m = GrammarMatcher(g)
+        return m.accept(bytes: Array(text.utf8)) && m.canTerminate
+    }
+
+    /// Two patterns that both start with `^` and a literal, where neither literal begins the other.
+    static func patternsDisjoint(_ p: String, _ q: String) -> Bool {
+        func prefix(_ s: String) -> String? {
+            guard s.hasPrefix("^") else { return nil }
+            var out = ""
+            for c in s.dropFirst() {
+                if c.isLetter || c.isNumber || c == "_" || c == "-" || c == ":" || c == "@" || c == "/" { out.append(c) } else { break }
+            }
+            // A quantifier after the literal would make its last character optional.
+            if let next = s.dropFirst(1 + out.count).first, "*?{".contains(next) { out = String(out.dropLast()) }
+            return out.isEmpty ? nil : out
+        }
+        guard let a = prefix(p), let b = prefix(q) else { return false }
+        return !a.hasPrefix(b) && !b.hasPrefix(a)
+    }
+}

@@ -1,0 +1,153 @@
+import Testing
+@testable import LocalLMGrammar
+
+/// One keyword (or combination) per row: instances as Python's json.dumps writes them, with whether
+/// the schema allows them. The flexible grammar must accept exactly the valid ones; the compact
+/// grammar must refuse every invalid one.
+struct KeywordCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let schema: String
+    let valid: [String]
+    let invalid: [String]
+    var testDescription: String { name }
+}
+
+/// Schemas the compiler must refuse, with the start of the feature it names.
+struct RefusedCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let schema: String
+    let feature: String
+    var testDescription: String { name }
+}
+
+@Suite struct SchemaKeywordTests {
+    static let cases: [KeywordCase] = [
+        KeywordCase(name: "annotations and unknown keywords are ignored",
+                    schema: #"{"type": "string", "title": "t", "id": "x", "self": {}, "name": "n", "links": [], "_format": "f", "examples": ["a"], "readonly": true}"#,
+                    valid: [#""a""#], invalid: ["1", "null"]),
+        KeywordCase(name: "patternProperties with closed object",
+                    schema: #"{"type": "object", "properties": {"id": {"type": "string"}}, "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": false}"#,
+                    valid: [#"{"id": "a", "x-b": 1}"#, #"{"x-a": 1, "x-b": 2}"#, "{}"], invalid: [#"{"x-a": "s"}"#, #"{"y": 1}"#, #"{"id": 1}"#]),
+        KeywordCase(name: "patternProperties with open object",
+                    schema: #"{"type": "object", "patternProperties": {"^n_": {"type": "number"}}}"#,
+                    valid: [#"{"n_a": 1.5}"#], invalid: [#"{"n_a": "x"}"#, "[]"]),
+        KeywordCase(name: "additionalItems after a tuple",
+                    schema: #"{"type": "array", "items": [{"type": "integer"}], "additionalItems": {"type": "string"}}"#,
+                    valid: ["[]", "[1]", #"[1, "a", "b"]"#], invalid: [#"["a"]"#, "[1, 2]"]),
+        KeywordCase(name: "prefixItems with items false and minItems",
+                    schema: #"{"type": "array", "prefixItems": [{"type": "integer"}, {"type": "boolean"}], "items": false, "minItems": 1}"#,
+                    valid: ["[1]", "[1, true]"], invalid: ["[]", "[1, true, 2]", "[true]"]),
+        KeywordCase(name: "allOf of two objects",
+                    schema: #"{"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}, "required": ["b"]}]}"#,
+                    valid: [#"{"a": 1, "b": "x"}"#], invalid: [#"{"a": 1}"#, #"{"a": "x", "b": "x"}"#, #"{"b": "x"}"#]),
+        KeywordCase(name: "allOf with a closed side",
+                    schema: #"{"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false}, {"properties": {"b": {"type": "string"}}}]}"#,
+                    valid: [#"{"a": 1}"#, "{}"], invalid: [#"{"b": "x"}"#, #"{"a": 1, "b": "x"}"#]),
+        KeywordCase(name: "allOf through $ref with bounds",
+                    schema: ##"{"$defs": {"pos": {"type": "integer", "minimum": 0}}, "allOf": [{"$ref": "#/$defs/pos"}, {"maximum": 10}]}"##,
+                    valid: ["0", "10"], invalid: ["-1", "11", #""a""#]),
+        KeywordCase(name: "type beside anyOf",
+                    schema: #"{"type": "string", "anyOf": [{"maxLength": 2}, {"pattern": "^a"}]}"#,
+                    valid: [#""xy""#, #""abcd""#], invalid: [#""xyz""#, "1"]),
+        KeywordCase(name: "properties beside oneOf with disjoint branches",
+                    schema: #"{"type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"], "oneOf": [{"properties": {"kind": {"const": "a"}, "n": {"type": "integer"}}}, {"properties": {"kind": {"const": "b"}, "s": {"type": "string"}}}]}"#,
+                    valid: [#"{"kind": "a", "n": 1}"#, #"{"kind": "b", "s": "x"}"#], invalid: [#"{"kind": "c"}"#, #"{"kind": "a", "n": "x"}"#, "{}"]),
+        KeywordCase(name: "oneOf over required lists",
+                    schema: #"{"type": "object", "properties": {"r": {"type": "number"}, "w": {"type": "number"}, "h": {"type": "number"}}, "oneOf": [{"required": ["r"]}, {"required": ["w", "h"]}]}"#,
+                    valid: [#"{"r": 1}"#, #"{"w": 1, "h": 2}"#, #"{"r": 1, "w": 2}"#], invalid: [#"{"r": 1, "w": 1, "h": 2}"#, #"{"w": 1}"#, "{}"]),
+        KeywordCase(name: "oneOf over different types",
+                    schema: #"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#,
+                    valid: [#""a""#, "1"], invalid: ["true", "1.5"]),
+        KeywordCase(name: "dependencies as required lists",
+                    schema: #"{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "dependencies": {"a": ["b"]}}"#,
+                    valid: ["{}", #"{"b": 1}"#, #"{"a": 1, "b": 2}"#], invalid: [#"{"a": 1}"#]),
+        KeywordCase(name: "dependentRequired and dependentSchemas",
+                    schema: #"{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "integer"}}, "dependentRequired": {"a": ["b"]}, "dependentSchemas": {"c": {"properties": {"a": {"minimum": 5}}}}}"#,
+                    valid: [#"{"a": 5, "b": 1, "c": 1}"#, #"{"c": 1}"#, #"{"a": 1, "b": 1}"#], invalid: [#"{"a": 1, "b": 2, "c": 3}"#, #"{"a": 7, "c": 1}"#]),
+        KeywordCase(name: "formats",
+                    schema: #"{"type": "object", "properties": {"u": {"type": "string", "format": "uri"}, "e": {"type": "string", "format": "email"}, "d": {"type": "string", "format": "date"}, "i": {"type": "string", "format": "ipv4"}, "z": {"type": "string", "format": "unknown-format"}}}"#,
+                    valid: [#"{"u": "https://x.org/a?b=1", "e": "a@b.com", "d": "2024-02-29", "i": "10.0.0.255", "z": "anything"}"#],
+                    invalid: [#"{"u": "not a uri"}"#, #"{"e": "ab.com"}"#, #"{"d": "2023-02-29"}"#, #"{"i": "256.1.1.1"}"#]),
+        KeywordCase(name: "multipleOf on integers",
+                    schema: #"{"type": "integer", "multipleOf": 3}"#,
+                    valid: ["0", "9", "-12", "300"], invalid: ["10", "4", "-1", "1.5"]),
+        KeywordCase(name: "multipleOf without type",
+                    schema: #"{"multipleOf": 7}"#,
+                    valid: ["14", "-7"], invalid: ["15", "7.5"]),
+        KeywordCase(name: "not type",
+                    schema: #"{"type": ["string", "null"], "not": {"type": "null"}}"#,
+                    valid: [#""a""#], invalid: ["null", "1"]),
+        KeywordCase(name: "not required",
+                    schema: #"{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "not": {"required": ["b"]}}"#,
+                    valid: ["{}", #"{"a": 1}"#], invalid: [#"{"b": 1}"#, #"{"a": 1, "b": 1}"#]),
+        KeywordCase(name: "enum filtered by its siblings",
+                    schema: #"{"type": "string", "enum": ["a", 1, "bb"], "maxLength": 1}"#,
+                    valid: [#""a""#], invalid: ["1", #""bb""#]),
+        KeywordCase(name: "const object in json.dumps spelling",
+                    schema: #"{"const": {"a": [1, 2], "b": "\u00e9"}}"#,
+                    valid: [#"{"a": [1, 2], "b": "\u00e9"}"#], invalid: [#"{"a": [1, 3], "b": "\u00e9"}"#]),
+        KeywordCase(name: "pattern",
+                    schema: #"{"type": "string", "pattern": "b+"}"#,
+                    valid: [#""bbb""#], invalid: [#""acd""#, #""""#]),
+        KeywordCase(name: "minProperties 1",
+                    schema: #"{"type": "object", "properties": {"a": {}, "b": {}}, "minProperties": 1}"#,
+                    valid: [#"{"a": 1}"#, #"{"b": 1}"#], invalid: ["{}"]),
+        KeywordCase(name: "lengths count code points",
+                    schema: #"{"type": "string", "minLength": 2}"#,
+                    valid: [#""\u00e9x""#, #""ab""#], invalid: [#""\ud83d\ude00""#, #""a""#]),
+        KeywordCase(name: "uniqueItems with at most one item",
+                    schema: #"{"type": "array", "uniqueItems": true, "maxItems": 1}"#,
+                    valid: ["[]", "[1]"], invalid: ["[1, 1]"]),
+    ]
+
+    static let refused: [RefusedCase] = [
+        RefusedCase(name: "oneOf with overlapping branches", schema: #"{"oneOf": [{"type": "string"}, {"maxLength": 3}]}"#, feature: "oneOf"),
+        RefusedCase(name: "uniqueItems", schema: #"{"type": "array", "uniqueItems": true}"#, feature: "uniqueItems"),
+        RefusedCase(name: "if/then", schema: #"{"if": {"type": "string"}, "then": {"maxLength": 2}}"#, feature: "if"),
+        RefusedCase(name: "contains", schema: #"{"type": "array", "contains": {"type": "string"}}"#, feature: "contains"),
+        RefusedCase(name: "multipleOf 0.01", schema: #"{"type": "number", "multipleOf": 0.01}"#, feature: "multipleOf"),
+    ]
+
+    @Test(arguments: cases)
+    func acceptsExactlyTheValidInstances(_ c: KeywordCase) throws {
+        // Patterns as the specification reads them (searches); the whole-match default is tested below.
+        let schema = try JSONValue(parsing: c.schema)
+        let flexible = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(whitespace: .flexible, patternsSearch: true))
+        let compact = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(whitespace: .compact, patternsSearch: true))
+        for text in c.valid { #expect(matches(flexible, text), "refused valid \(text)") }
+        for text in c.invalid {
+            #expect(!matches(flexible, text), "accepted invalid \(text)")
+            #expect(!matches(compact, text.replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":")), "compact accepted invalid \(text)")
+        }
+    }
+
+    @Test(arguments: refused)
+    func refusesWithTheKeyword(_ c: RefusedCase) {
+        #expect {
+            _ = try CompiledGrammar(jsonSchema: c.schema)
+        } throws: { error in
+            guard case .unsupportedSchemaFeature(let feature, _)? = error as? GrammarError else { return false }
+            return feature.hasPrefix(c.feature)
+        }
+    }
+
+    /// The specification's reading (MaskBench's): members in any order, extra members where
+    /// additionalProperties is absent, untyped schemas admit every type.
+    @Test func specificationReading() throws {
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true, infersTypes: false, patternsSearch: true)
+        let search = try CompiledGrammar(jsonSchema: try JSONValue(parsing: #"{"type": "string", "pattern": "b+"}"#), options: options)
+        for valid in [#""abc""#, #""bbb""#, #""\u00e9b""#] { #expect(matches(search, valid), "\(valid)") }
+        for invalid in [#""acd""#, #""""#] { #expect(!matches(search, invalid), "\(invalid)") }
+        #expect(!matches(try CompiledGrammar(jsonSchema: #"{"type": "string", "pattern": "b+"}"#), #""abc""#), "the default is a whole match")
+        let g = try CompiledGrammar(jsonSchema: try JSONValue(parsing: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#), options: options)
+        for valid in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#, "[1]", #"{"a": 1, "c\"d": 2, "\u00e9": 3}"#] { #expect(matches(g, valid), "\(valid)") }
+        for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#, #"{"a": 1, "\u0062": 2}"#] { #expect(!matches(g, invalid), "\(invalid)") }
+        let generation = try CompiledGrammar(jsonSchema: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#)
+        for refused in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#] { #expect(!matches(generation, refused.replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":"))) }
+    }
+
+    @Test func recursiveAllOfIsATypedError() {
+        let schema = ##"{"$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}, {"type": "object"}]}}, "$ref": "#/$defs/a"}"##
+        #expect(throws: GrammarError.self) { _ = try CompiledGrammar(jsonSchema: schema) }
+    }
+}
