@@ -41,8 +41,10 @@ struct HalfConversionTests {
     /// Rounding a float to F16 precision equals a round trip through Float16, around every F16 value
     /// (exact values, midpoints — the ties — and their neighbours), over the subnormal, normal and
     /// overflow ranges, and on random bit patterns.
-    @Test func roundedToHalfEqualsFloat16RoundTrip() {
-        var inputs: [Float] = [0, -0, .infinity, -.infinity, .nan, 65504, 65519.99, 65520, 1e9, -1e-30]
+    /// Every F16 value, the midpoints between neighbours (the ties) and their neighbours, both signs,
+    /// special values and 200,000 random bit patterns.
+    static func halfConversionInputs() -> [Float] {
+        var inputs: [Float] = [0, -0, .infinity, -.infinity, .nan, 65504, 65519.99, 65520, 1e9, -1e-30, 5.96e-8, 2.98e-8]
         for bits in 0..<UInt16(0x7c00) {
             let h = Float(Float16(bitPattern: bits)), next = Float(Float16(bitPattern: bits + 1))
             let mid = (h + next) / 2
@@ -50,8 +52,12 @@ struct HalfConversionTests {
         }
         var rng = SystemRandomNumberGenerator()
         for _ in 0..<200_000 { inputs.append(Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))) }
+        return inputs
+    }
+
+    @Test func roundedToHalfEqualsFloat16RoundTrip() {
         var mismatches = 0
-        for x in inputs {
+        for x in Self.halfConversionInputs() {
             let expected = Float(Float16(x)), got = roundedToHalf(x)
             if expected.isNaN ? !got.isNaN : expected.bitPattern != got.bitPattern { mismatches += 1 }
         }
@@ -61,16 +67,8 @@ struct HalfConversionTests {
     /// The bit construction of a build without a target CPU equals Float16's conversion on the same
     /// inputs as ``roundedToHalfEqualsFloat16RoundTrip()`` (NaNs only need to stay NaNs).
     @Test func floatToHalfEqualsFloat16Bits() {
-        var inputs: [Float] = [0, -0, .infinity, -.infinity, .nan, 65504, 65519.99, 65520, 1e9, -1e-30, 5.96e-8, 2.98e-8]
-        for bits in 0..<UInt16(0x7c00) {
-            let h = Float(Float16(bitPattern: bits)), next = Float(Float16(bitPattern: bits + 1))
-            let mid = (h + next) / 2
-            for x in [h, mid, mid.nextDown, mid.nextUp] { inputs.append(x); inputs.append(-x) }
-        }
-        var rng = SystemRandomNumberGenerator()
-        for _ in 0..<200_000 { inputs.append(Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))) }
         var mismatches: [Float] = []
-        for x in inputs {
+        for x in Self.halfConversionInputs() {
             let expected = Float16(x), got = floatToHalf(x)
             if expected.isNaN ? !Float16(bitPattern: got).isNaN : expected.bitPattern != got { mismatches.append(x) }
         }
