@@ -232,71 +232,93 @@ INLINE __m256i scale_halves(__m256i lanes, int32_t s0, int32_t s1) {
     return _mm256_mullo_epi32(lanes, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
 }
 
-/// Q4_K in ggml's order: per block the 8 int32 lanes (scaled sub-block sums) FMAed with d into an
-/// 8-lane accumulator, and 4 min terms (two sub-blocks each) FMAed with −dmin into 4 accumulators.
-INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
-    __m256 acc = _mm256_setzero_ps();
-    float m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+/// One Q4_K block of one row in ggml's order: its 8 int32 lanes (scaled sub-block sums) FMAed with d
+/// into the row's 8-lane accumulator, and its 4 min terms (two sub-blocks each) FMAed with −dmin into
+/// the row's 4 min accumulators.
+INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, const int32_t *bs, float yd, __m256 *acc, float *m) {
     const __m256i mask = _mm256_set1_epi8(0x0F);
-    for (long b = 0; b < nb; b++) {
-        const uint8_t *x = w + 144 * b;
-        const int8_t *yq = a->qs + 256 * b;
-        const int32_t *bs = a->bsums + 16 * b;
-        __m256i isum = _mm256_setzero_si256();
-        float mins[4];
-        for (int c = 0; c < 4; c++) {
-            const __m256i bytes = load32(x + 16 + 32 * c);
-            const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-            int32_t sc0, mn0, sc1, mn1;
-            scale_min_k4(2 * c, x + 4, &sc0, &mn0);
-            scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
-            const __m256i s0 = _mm256_mullo_epi32(unsigned_dot(lo, load32(yq + 64 * c)), _mm256_set1_epi32(sc0));
-            const __m256i s1 = _mm256_mullo_epi32(unsigned_dot(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(sc1));
-            isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
-            mins[c] = (float)(mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]));
-        }
-        const float yd = a->scales[b], dmin = -yd * half_at(x + 2);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), acc);
-        m0 = __builtin_fmaf(dmin, mins[0], m0);
-        m1 = __builtin_fmaf(dmin, mins[1], m1);
-        m2 = __builtin_fmaf(dmin, mins[2], m2);
-        m3 = __builtin_fmaf(dmin, mins[3], m3);
+    __m256i isum = _mm256_setzero_si256();
+    float mins[4];
+    for (int c = 0; c < 4; c++) {
+        const __m256i bytes = load32(x + 16 + 32 * c);
+        const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+        int32_t sc0, mn0, sc1, mn1;
+        scale_min_k4(2 * c, x + 4, &sc0, &mn0);
+        scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
+        const __m256i s0 = _mm256_mullo_epi32(unsigned_dot(lo, load32(yq + 64 * c)), _mm256_set1_epi32(sc0));
+        const __m256i s1 = _mm256_mullo_epi32(unsigned_dot(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(sc1));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
+        mins[c] = (float)(mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]));
     }
-    return hsum8(acc) + ((m0 + m2) + (m1 + m3));
+    const float dmin = -yd * half_at(x + 2);
+    *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), *acc);
+    for (int c = 0; c < 4; c++) m[c] = __builtin_fmaf(dmin, mins[c], m[c]);
 }
 
-/// Q6_K in ggml's order: lane k of a block sums q·y·scale over elements 4k…4k+3 of each 32, minus
-/// 32·(bsum·scale) of groups 2k and 2k+1; the 8 int32 lanes are FMAed with d.
+INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    float m[4] = {0, 0, 0, 0};
+    for (long b = 0; b < nb; b++) q4_K_block(w + 144 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc, m);
+    return hsum8(acc) + ((m[0] + m[2]) + (m[1] + m[3]));
+}
+
+/// Four consecutive Q4_K rows, each exactly as `dot_q4_K`: one pass over the activation for four rows,
+/// and the next group of rows prefetched at the pace they are consumed.
+TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activation *a, long nb, float *y) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    float m[4][4] = {{0}};
+    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+    for (long b = 0; b < nb; b++) {
+        for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
+        for (int k = 0; k < 4; k++)
+            q4_K_block(w + k * stride + 144 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc[k], m[k]);
+    }
+    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]) + ((m[k][0] + m[k][2]) + (m[k][1] + m[k][3]));
+}
+
+/// One Q6_K block of one row in ggml's order: lane k sums q·y·scale over elements 4k…4k+3 of each 32,
+/// minus 32·(bsum·scale) of groups 2k and 2k+1; the 8 int32 lanes are FMAed with d.
+INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, const int32_t *bs, float yd, __m256 *acc) {
+    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    const int8_t *sc = (const int8_t *)(x + 192);
+    int32_t off[8];
+    for (int m = 0; m < 8; m++) off[m] = -32 * (bs[2 * m] * sc[2 * m] + bs[2 * m + 1] * sc[2 * m + 1]);
+    __m256i isum = _mm256_loadu_si256((const __m256i *)off);
+    for (int half = 0; half < 2; half++) {
+        const uint8_t *ql = x + 64 * half;
+        const __m256i qh = load32(x + 128 + 32 * half);
+        const int8_t *yy = yq + 128 * half;
+        const int8_t *g = sc + 8 * half;
+        const __m256i l0 = load32(ql), l1 = load32(ql + 32);
+        const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
+        const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
+        const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
+        const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
+                                           _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q0, load32(yy)), g[0], g[1]),
+                                                       scale_halves(unsigned_dot(q1, load32(yy + 32)), g[2], g[3])));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q2, load32(yy + 64)), g[4], g[5]),
+                                                       scale_halves(unsigned_dot(q3, load32(yy + 96)), g[6], g[7])));
+    }
+    *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x + 208)), _mm256_cvtepi32_ps(isum), *acc);
+}
+
 INLINE float dot_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
-    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
-    for (long b = 0; b < nb; b++) {
-        const uint8_t *x = w + 210 * b;
-        const int8_t *yq = a->qs + 256 * b;
-        const int8_t *sc = (const int8_t *)(x + 192);
-        const int32_t *bs = a->bsums + 16 * b;
-        int32_t off[8];
-        for (int m = 0; m < 8; m++) off[m] = -32 * (bs[2 * m] * sc[2 * m] + bs[2 * m + 1] * sc[2 * m + 1]);
-        __m256i isum = _mm256_loadu_si256((const __m256i *)off);
-        for (int half = 0; half < 2; half++) {
-            const uint8_t *ql = x + 64 * half;
-            const __m256i qh = load32(x + 128 + 32 * half);
-            const int8_t *yy = yq + 128 * half;
-            const int8_t *g = sc + 8 * half;
-            const __m256i l0 = load32(ql), l1 = load32(ql + 32);
-            const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
-            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
-            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
-            const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
-                                               _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
-            isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q0, load32(yy)), g[0], g[1]),
-                                                           scale_halves(unsigned_dot(q1, load32(yy + 32)), g[2], g[3])));
-            isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q2, load32(yy + 64)), g[4], g[5]),
-                                                           scale_halves(unsigned_dot(q3, load32(yy + 96)), g[6], g[7])));
-        }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(a->scales[b] * half_at(x + 208)), _mm256_cvtepi32_ps(isum), acc);
-    }
+    for (long b = 0; b < nb; b++) q6_K_block(w + 210 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc);
     return hsum8(acc);
+}
+
+/// Four consecutive Q6_K rows, each exactly as `dot_q6_K` (see `four_q4_K`).
+TARGET static void four_q6_K(const uint8_t *w, long stride, const locallm_activation *a, long nb, float *y) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+    for (long b = 0; b < nb; b++) {
+        for (int l = 0; l < 14; l++) locallm_prefetch(ahead + 4 * 210 * b + 64 * l);
+        for (int k = 0; k < 4; k++)
+            q6_K_block(w + k * stride + 210 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc[k]);
+    }
+    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
 }
 
 /// Q5_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.
@@ -394,11 +416,11 @@ TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const local
 TARGET void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q3_K) }
 TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) { ROW_LOOP(dot_q4_K) }
+                                   float *y, long start, long end) { BY_FOURS(q4_K) }
 TARGET void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q5_K) }
 TARGET void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) { ROW_LOOP(dot_q6_K) }
+                                   float *y, long start, long end) { BY_FOURS(q6_K) }
 
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
