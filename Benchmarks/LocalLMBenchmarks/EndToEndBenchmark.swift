@@ -53,13 +53,9 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
             decode.append(Double(genTokens) / seconds(t2 - t1))
         }
         let pp = prefill.dropFirst().sorted()[1], tg = decode.dropFirst().sorted()[1]
-        // Bytes one decode step reads: every weight but the embedding table (one row of it), plus the
-        // output matrix when tied, plus the KV cache at the middle of the decode.
-        let weights = model.weightBytes
-        let embedding = model.file.tensor(named: "token_embd.weight")?.byteCount ?? 0
-        let tied = model.file.tensor(named: "output.weight") == nil
-        let kvPerPosition = sequence.cache.byteCount / sequence.contextSize
-        let perToken = Double(weights - (tied ? 0 : embedding)) + Double(kvPerPosition * (promptTokens + genTokens / 2))
+        // Bytes one decode step reads, with the KV cache as it is in the middle of the decode.
+        let perToken = model.decodeBytesPerToken(kvBytesPerPosition: sequence.cache.byteCount / sequence.contextSize,
+                                                 cachedPositions: promptTokens + genTokens / 2)
         decodeFigures.append((name, tg, perToken))
         print(String(format: "%@ (KV %@): load %.1f ms, prefill %.1f tok/s, decode %.1f tok/s",
                      name, cacheType.rawValue, seconds(load) * 1000, pp, tg))

@@ -39,13 +39,16 @@ package enum AVX2Rows {
         }
     }
 
-    /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type` (which must exist).
+    /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type`; false, having written
+    /// nothing, when there is none.
+    @discardableResult
     package static func rows(_ w: WeightMatrix, _ a: PreparedActivation, _ y: UnsafeMutablePointer<Float>,
-                             _ start: Int, _ end: Int) {
-        guard let rows = function(for: w.type) else { return }
+                             _ start: Int, _ end: Int) -> Bool {
+        guard let rows = function(for: w.type) else { return false }
         withUnsafePointer(to: a.cActivation) {
             rows(w.data.assumingMemoryBound(to: UInt8.self), w.rowStride, $0, w.columns / w.type.blockSize, y, start, end)
         }
+        return true
     }
 }
 

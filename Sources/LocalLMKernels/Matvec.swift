@@ -119,12 +119,9 @@ extension Kernels {
         default: break
         }
         #endif
-        if CPUFeatures.avx2FMAF16C, AVX2Rows.function(for: w.type) != nil {
-            // A plain build cannot compile Swift for AVX2; these C kernels are compiled for it per
-            // function and compute exactly what the Swift kernels below compute.
-            AVX2Rows.rows(w, a, y, start, end)
-            return
-        }
+        // A plain build cannot compile Swift for AVX2; these C kernels are compiled for it per function
+        // and compute exactly what the Swift kernels below compute.
+        if CPUFeatures.avx2FMAF16C, AVX2Rows.rows(w, a, y, start, end) { return }
         switch w.type {
         case .q8_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q8_0(base + r * stride, a, nb) }
         case .q4_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q4_0(base + r * stride, a, nb) }

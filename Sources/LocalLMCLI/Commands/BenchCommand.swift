@@ -55,13 +55,9 @@ struct BenchCommand: AsyncParsableCommand {
         let median = { (a: [Double]) in a[a.count / 2] }
         var limit = ""
         if bandwidth {
-            // One decode step reads every weight but the embedding table (one row of it; all of it when the
-            // output matrix is tied to it), plus the KV cache at the middle of the decode.
-            let embedding = loaded.file.tensor(named: "token_embd.weight")?.byteCount ?? 0
-            let tied = loaded.file.tensor(named: "output.weight") == nil
-            let kvPerPosition = sequence.cache.byteCount / sequence.contextSize
-            let bytesPerToken = Double(loaded.weightBytes - (tied ? 0 : embedding))
-                + Double(kvPerPosition * (promptTokens + genTokens / 2))
+            // With the KV cache as it is in the middle of the decode.
+            let bytesPerToken = loaded.decodeBytesPerToken(kvBytesPerPosition: sequence.cache.byteCount / sequence.contextSize,
+                                                           cachedPositions: promptTokens + genTokens / 2)
             let readBandwidth = ReadBandwidth.measure(pool: ThreadPool(threadCount: threads))
             limit = ",\"read_bandwidth_bytes_per_s\":\(readBandwidth),\"decode_bytes_per_token\":\(bytesPerToken),"
                 + "\"decode_fraction_of_bandwidth_limit\":\(median(tg) * bytesPerToken / readBandwidth)"

@@ -46,4 +46,13 @@ public final class TransformerModel: Sendable {
     public var weightBytes: Int {
         file.tensors.reduce(0) { $0 + $1.byteCount }
     }
+
+    /// Bytes one decode step reads with `cachedPositions` positions in a cache of `kvBytesPerPosition`:
+    /// every weight but the embedding table (of which it reads one row; all of it when the output
+    /// matrix is tied to it), plus the KV cache. Decode speed is bounded by this over the read bandwidth.
+    package func decodeBytesPerToken(kvBytesPerPosition: Int, cachedPositions: Int) -> Double {
+        let embedding = file.tensor(named: "token_embd.weight")?.byteCount ?? 0
+        let tied = file.tensor(named: "output.weight") == nil
+        return Double(weightBytes - (tied ? 0 : embedding)) + Double(kvBytesPerPosition * cachedPositions)
+    }
 }
