@@ -64,14 +64,50 @@ public indirect enum JSONValue: Equatable, Sendable {
     }
 
     /// Compact serialization (no whitespace), as used for `const`/`enum` literals.
-    public var compactText: String {
+    public var compactText: String { text(.compact) }
+
+    /// The value as JSON text in `style`: the one JSON writer of every layer (grammar literals,
+    /// `GeneratedContent.jsonString`, chat templates' `tojson`).
+    package func text(_ style: JSONStyle) -> String {
+        var out = ""
+        write(into: &out, style: style, level: 0)
+        return out
+    }
+
+    private func write(into out: inout String, style: JSONStyle, level: Int) {
+        func newline(_ level: Int) {
+            guard let indent = style.indent else { return }
+            out += "\n"
+            for _ in 0..<level { out += indent }
+        }
         switch self {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .number(let n): return n
-        case .string(let s): return JSONValue.quote(s)
-        case .array(let a): return "[" + a.map(\.compactText).joined(separator: ",") + "]"
-        case .object(let m): return "{" + m.map { JSONValue.quote($0.0) + ":" + $0.1.compactText }.joined(separator: ",") + "}"
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): JSONValue.writeQuoted(s, ensureASCII: style.ensureASCII, into: &out)
+        case .array(let items):
+            guard !items.isEmpty else { out += "[]"; return }
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += style.itemSeparator }
+                newline(level + 1)
+                item.write(into: &out, style: style, level: level + 1)
+            }
+            newline(level)
+            out += "]"
+        case .object(var members):
+            guard !members.isEmpty else { out += "{}"; return }
+            if style.sortKeys { members.sort { $0.0.unicodeScalars.lexicographicallyPrecedes($1.0.unicodeScalars) } }
+            out += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out += style.itemSeparator }
+                newline(level + 1)
+                JSONValue.writeQuoted(key, ensureASCII: style.ensureASCII, into: &out)
+                out += style.keySeparator
+                value.write(into: &out, style: style, level: level + 1)
+            }
+            newline(level)
+            out += "}"
         }
     }
 
@@ -128,4 +164,29 @@ extension Int {
         guard let d = Double(text), d.rounded() == d, abs(d) < 9.0e15 else { return nil }
         self = Int(d)
     }
+}
+
+/// How ``JSONValue/text(_:)`` lays out JSON: Python's `json.dumps` options.
+package struct JSONStyle: Sendable {
+    package var itemSeparator: String
+    package var keySeparator: String
+    /// Per-level indent (nil: one line).
+    package var indent: String?
+    /// Every non-ASCII scalar as `\uXXXX`.
+    package var ensureASCII: Bool
+    /// Object members sorted by key (by Unicode scalars, as Python sorts str).
+    package var sortKeys: Bool
+
+    package init(itemSeparator: String, keySeparator: String, indent: String? = nil, ensureASCII: Bool = false, sortKeys: Bool = false) {
+        self.itemSeparator = itemSeparator
+        self.keySeparator = keySeparator
+        self.indent = indent
+        self.ensureASCII = ensureASCII
+        self.sortKeys = sortKeys
+    }
+
+    /// No whitespace: `{"a":1,"b":[2,3]}`.
+    package static let compact = JSONStyle(itemSeparator: ",", keySeparator: ":")
+    /// One line with Python's default separators: `{"a": 1, "b": [2, 3]}`.
+    package static let spaced = JSONStyle(itemSeparator: ", ", keySeparator: ": ")
 }

@@ -49,75 +49,51 @@ extension JinjaValue {
         try self.init(jsonData: Data(jsonString.utf8))
     }
 
-    /// `json.dumps(value, ensure_ascii=…, indent=…, separators=…, sort_keys=…)`.
-    /// `indent` is the per-level indent string (nil: one line); separators default as in Python.
+    /// `json.dumps(value, ensure_ascii=…, indent=…, separators=…, sort_keys=…)`, written by the one JSON
+    /// writer (`JSONValue.text`). `indent` is the per-level indent string (nil: one line); separators
+    /// default as in Python.
     func json(ensureASCII: Bool = false, indent: String? = nil, separators: (item: String, key: String)? = nil,
               sortKeys: Bool = false) throws(JinjaError) -> String {
         let seps = separators ?? (indent == nil ? (", ", ": ") : (",", ": "))
-        var out = ""
-        try writeJSON(into: &out, level: 0, ensureASCII: ensureASCII, indent: indent, separators: seps, sortKeys: sortKeys)
-        return out
+        let style = JSONStyle(
+            itemSeparator: seps.item, keySeparator: seps.key, indent: indent, ensureASCII: ensureASCII, sortKeys: sortKeys)
+        return try jsonValue(level: 0).text(style)
     }
 
-    private func writeJSON(into out: inout String, level: Int, ensureASCII: Bool, indent: String?,
-                           separators: (item: String, key: String), sortKeys: Bool) throws(JinjaError) {
+    /// The value as `json.dumps` sees it: numbers as Python prints them (`NaN` and `Infinity`
+    /// included, as Python writes them), tuples as arrays, markup as its text, and object keys turned
+    /// into strings as Python does (1 → "1", True → "true", None → "null").
+    private func jsonValue(level: Int) throws(JinjaError) -> JSONValue {
         guard level < 512 else { throw JinjaError(.limit, "value nested too deeply for tojson", line: 0) }
-        func newline(_ level: Int) {
-            guard let indent else { return }
-            out += "\n"
-            for _ in 0..<level { out += indent }
-        }
         switch self {
-        case .none: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
+        case .none: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .number(String(i))
         case .double(let d):
-            if d.isNaN { out += "NaN" } else if d.isInfinite { out += d < 0 ? "-Infinity" : "Infinity" } else { out += d.description }
-        case .string(let s), .markup(let s):
-            Self.writeJSONString(s, into: &out, ensureASCII: ensureASCII)
+            return .number(d.isNaN ? "NaN" : d.isInfinite ? (d < 0 ? "-Infinity" : "Infinity") : d.description)
+        case .string(let s), .markup(let s): return .string(s)
         case .array(let a), .tuple(let a):
-            if a.isEmpty { out += "[]"; return }
-            out += "["
-            for (i, v) in a.enumerated() {
-                if i > 0 { out += separators.item }
-                newline(level + 1)
-                try v.writeJSON(into: &out, level: level + 1, ensureASCII: ensureASCII, indent: indent, separators: separators, sortKeys: sortKeys)
-            }
-            newline(level)
-            out += "]"
+            var items: [JSONValue] = []
+            for v in a { items.append(try v.jsonValue(level: level + 1)) }
+            return .array(items)
         case .object(let o):
-            if o.isEmpty { out += "{}"; return }
-            out += "{"
-            // json.dumps turns non-string keys into strings: 1 → "1", True → "true", None → "null".
-            var pairs: [(key: String, value: JinjaValue)] = []
+            var members: [(String, JSONValue)] = []
             for (k, v) in o.entries {
+                let key: String
                 switch k {
-                case .string(let s), .markup(let s): pairs.append((s, v))
-                case .bool(let b): pairs.append((b ? "true" : "false", v))
-                case .none: pairs.append(("null", v))
+                case .string(let s), .markup(let s): key = s
+                case .bool(let b): key = b ? "true" : "false"
+                case .none: key = "null"
                 case .int, .double:
-                    var text = ""
-                    try k.writeJSON(into: &text, level: level + 1, ensureASCII: false, indent: nil, separators: separators, sortKeys: false)
-                    pairs.append((text, v))
+                    guard case .number(let text) = try k.jsonValue(level: level + 1) else { continue }
+                    key = text
                 default: throw JinjaError(.type, "keys must be str, int, float, bool or None, not \(k.typeName)", line: 0)
                 }
+                members.append((key, try v.jsonValue(level: level + 1)))
             }
-            if sortKeys { pairs.sort { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) } }
-            for (i, (k, v)) in pairs.enumerated() {
-                if i > 0 { out += separators.item }
-                newline(level + 1)
-                Self.writeJSONString(k, into: &out, ensureASCII: ensureASCII)
-                out += separators.key
-                try v.writeJSON(into: &out, level: level + 1, ensureASCII: ensureASCII, indent: indent, separators: separators, sortKeys: sortKeys)
-            }
-            newline(level)
-            out += "}"
+            return .object(members)
         default:
             throw JinjaError(.type, "Object of type \(typeName) is not JSON serializable", line: 0)
         }
-    }
-
-    static func writeJSONString(_ s: String, into out: inout String, ensureASCII: Bool) {
-        JSONValue.writeQuoted(s, ensureASCII: ensureASCII, into: &out)
     }
 }

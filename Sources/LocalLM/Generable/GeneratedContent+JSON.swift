@@ -47,53 +47,28 @@ extension GeneratedContent {
 
     /// The content as compact JSON, properties in their generated order.
     public var jsonString: String {
-        var out = ""
-        Self.writeJSON(self, into: &out)
-        return out
+        jsonValue.text(.spaced)
     }
 
-    static func writeJSON(_ content: GeneratedContent, into out: inout String) {
-        switch content.kind {
-        case .null:
-            out += "null"
-        case .bool(let value):
-            out += value ? "true" : "false"
-        case .number(let value):
-            out += formatJSONNumber(value)
-        case .string(let value):
-            writeJSONString(value, into: &out)
-        case .array(let elements):
-            out += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { out += ", " }
-                writeJSON(element, into: &out)
-            }
-            out += "]"
+    /// The content as the JSON value type every layer shares (numbers as their JSON text).
+    package var jsonValue: JSONValue {
+        switch kind {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .number(let value): value.isFinite ? .number(Self.formatJSONNumber(value)) : .null  // JSON has no NaN or infinity
+        case .string(let value): .string(value)
+        case .array(let elements): .array(elements.map(\.jsonValue))
         case .structure(let properties, let orderedKeys):
-            out += "{"
-            var first = true
-            for key in orderedKeys {
-                guard let value = properties[key] else { continue }
-                if !first { out += ", " }
-                first = false
-                writeJSONString(key, into: &out)
-                out += ": "
-                writeJSON(value, into: &out)
-            }
-            out += "}"
+            .object(orderedKeys.compactMap { key in properties[key].map { (key, $0.jsonValue) } })
         }
     }
 
     /// Integral values print without a fraction so that `Int` round-trips as `3`, not `3.0`.
     static func formatJSONNumber(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }  // JSON has no NaN or infinity
+        guard value.isFinite else { return "null" }
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
             return String(Int64(value))
         }
         return "\(value)"
-    }
-
-    static func writeJSONString(_ value: String, into out: inout String) {
-        JSONValue.writeQuoted(value, into: &out)
     }
 }
