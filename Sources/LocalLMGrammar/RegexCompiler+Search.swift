@@ -4,19 +4,22 @@ extension RegexCompiler {
     static func parseSearch(_ pattern: String) throws(GrammarError) -> Node {
         let any = Node.repeated(.scalars([0...UTF8Ranges.maxScalar]), min: 0, max: nil)
         var alternatives: [Node] = []
-        for piece in topLevelAlternatives(pattern) {
+        for piece in RegexSyntax.topLevelAlternatives(pattern) {
             let node = try parse(piece)
             var seq: [Node] = []
             if !piece.hasPrefix("^") { seq.append(any) }
             seq.append(node)
-            if !endsWithAnchor(piece) { seq.append(any) }
+            if !RegexSyntax.endsWithAnchor(piece) { seq.append(any) }
             alternatives.append(seq.count == 1 ? seq[0] : .sequence(seq))
         }
         return alternatives.count == 1 ? alternatives[0] : .alternation(alternatives)
     }
+}
 
+/// Reading a regex's top level without compiling it (the API anchors guide patterns with these).
+package enum RegexSyntax {
     /// The pattern split at `|` outside groups, classes and escapes.
-    static func topLevelAlternatives(_ pattern: String) -> [String] {
+    package static func topLevelAlternatives(_ pattern: String) -> [String] {
         var pieces: [String] = [], current = ""
         var depth = 0, inClass = false, escaped = false
         for c in pattern.unicodeScalars {
@@ -38,7 +41,7 @@ extension RegexCompiler {
     }
 
     /// Ends in a `$` that is not escaped.
-    static func endsWithAnchor(_ piece: String) -> Bool {
+    package static func endsWithAnchor(_ piece: String) -> Bool {
         guard piece.hasSuffix("$") else { return false }
         var backslashes = 0
         for c in piece.unicodeScalars.dropLast().reversed() { if c == "\\" { backslashes += 1 } else { break } }

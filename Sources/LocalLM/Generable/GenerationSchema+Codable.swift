@@ -2,11 +2,11 @@
 /// Schema of the same shape (so schemas can be stored, or made by other tools).
 extension GenerationSchema: Codable {
     public func encode(to encoder: any Encoder) throws {
-        try JSONTree(jsonSchema).encode(to: encoder)
+        try JSONContent(jsonSchema).encode(to: encoder)
     }
 
     public init(from decoder: any Decoder) throws {
-        let tree = try JSONTree(from: decoder).content
+        let tree = try JSONContent(from: decoder).content
         do {
             self = try JSONSchemaReader.schema(from: tree)
         } catch let error as JSONSchemaReader.Failure {
@@ -17,74 +17,6 @@ extension GenerationSchema: Codable {
     /// Reads JSON Schema text (as `jsonSchemaString` writes it).
     package init(jsonSchema text: String) throws {
         self = try JSONSchemaReader.schema(from: GeneratedContent(json: text))
-    }
-}
-
-/// Carries a JSON tree through `Encoder`/`Decoder`.
-private struct JSONTree: Codable {
-    let content: GeneratedContent
-
-    init(_ content: GeneratedContent) {
-        self.content = content
-    }
-
-    struct Key: CodingKey {
-        let stringValue: String
-        init(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch content.kind {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .number(let value):
-            var container = encoder.singleValueContainer()
-            if let integer = Int(exactly: value) { try container.encode(integer) } else { try container.encode(value) }
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .array(let elements):
-            var container = encoder.unkeyedContainer()
-            for element in elements { try container.encode(JSONTree(element)) }
-        case .structure(let properties, let orderedKeys):
-            var container = encoder.container(keyedBy: Key.self)
-            for key in orderedKeys {
-                if let value = properties[key] { try container.encode(JSONTree(value), forKey: Key(stringValue: key)) }
-            }
-        }
-    }
-
-    init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            var properties: [String: GeneratedContent] = [:]
-            // Decoders do not promise key order; `x-order` restores property order.
-            let keys = keyed.allKeys.map(\.stringValue)
-            for key in keys {
-                properties[key] = try keyed.decode(JSONTree.self, forKey: Key(stringValue: key)).content
-            }
-            content = GeneratedContent(kind: .structure(properties: properties, orderedKeys: keys))
-        } else if var unkeyed = try? decoder.unkeyedContainer() {
-            var elements: [GeneratedContent] = []
-            while !unkeyed.isAtEnd { elements.append(try unkeyed.decode(JSONTree.self).content) }
-            content = GeneratedContent(kind: .array(elements))
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                content = GeneratedContent(kind: .null)
-            } else if let value = try? single.decode(Bool.self) {
-                content = GeneratedContent(kind: .bool(value))
-            } else if let value = try? single.decode(Double.self) {
-                content = GeneratedContent(kind: .number(value))
-            } else {
-                content = GeneratedContent(kind: .string(try single.decode(String.self)))
-            }
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+import LocalLMGrammar
+
 /// Regular expressions as JSON Schema `pattern` text.
 enum RegexPattern {
     /// The pattern a whole generated string must match, from a regex's source.
@@ -11,27 +13,8 @@ enum RegexPattern {
     }
 
     static func anchored(_ pattern: String) -> String {
-        let body = hasTopLevelAlternation(pattern) ? "(\(pattern))" : pattern
-        return (pattern.hasPrefix("^") ? "" : "^") + body + (pattern.hasSuffix("$") && !pattern.hasSuffix("\\$") ? "" : "$")
-    }
-
-    /// Whether `|` splits the pattern outside any group or character class.
-    private static func hasTopLevelAlternation(_ pattern: String) -> Bool {
-        var depth = 0
-        var inClass = false
-        var escaped = false
-        for character in pattern {
-            if escaped { escaped = false; continue }
-            switch character {
-            case "\\": escaped = true
-            case "[": inClass = true
-            case "]": inClass = false
-            case "(" where !inClass: depth += 1
-            case ")" where !inClass: depth -= 1
-            case "|" where !inClass && depth == 0: return true
-            default: break
-            }
-        }
-        return false
+        // `|` outside any group or class would let the anchors bind to the first and last alternative only.
+        let body = RegexSyntax.topLevelAlternatives(pattern).count > 1 ? "(\(pattern))" : pattern
+        return (pattern.hasPrefix("^") ? "" : "^") + body + (RegexSyntax.endsWithAnchor(pattern) ? "" : "$")
     }
 }
