@@ -26,6 +26,11 @@ let package = Package(
         // The command-line tool keeps its name; its target is LocalLMCLI so that no two source
         // folders differ only in case (`Sources/LocalLM`), which a case-insensitive disk cannot hold.
         .executable(name: "locallm", targets: ["LocalLMCLI"]),
+        // A `LanguageModel` for any OpenAI-compatible endpoint (vLLM, llama.cpp server, Ollama,
+        // `locallm serve`). A product of its own so that an app running local models only does not link
+        // AsyncHTTPClient/SwiftNIO; SwiftPM still resolves (clones) those packages for every dependent,
+        // because resolution is per package, not per product.
+        .library(name: "LocalLMOpenAI", targets: ["LocalLMOpenAI"]),
     ],
     dependencies: [
         // CLI parsing for `locallm`.
@@ -34,6 +39,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // @Generable / @Guide macros (LocalLMMacros) are swift-syntax compiler plugins.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // The remote backend's HTTP client (LocalLMOpenAI). Not URLSession: it is unreliable on Linux
+        // under concurrency.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `locallm serve`'s HTTP server (LocalLMServer).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // ByteBuffer, which both of the above speak.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // OpenBLAS's CBLAS interface (Debian: libopenblas-dev), for sgemm in batched prefill.
@@ -107,13 +119,42 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The OpenAI chat-completions wire types (requests, responses, stream chunks, tools, errors),
+        // Codable and nothing else, so that the server (LocalLMServer) and the client (LocalLMOpenAI)
+        // speak one definition. JSON for schemas and tool arguments as `JSONValue`. Sits beside LocalLM:
+        // it knows nothing of sessions or the engine.
+        .target(name: "LocalLMOpenAIWire", dependencies: ["LocalLMJSON"], swiftSettings: swiftSettings),
+        // The remote backend: a `LanguageModel` over an OpenAI-compatible endpoint. LocalLM for the
+        // protocols it implements, the wire types, AsyncHTTPClient for HTTP.
+        .target(
+            name: "LocalLMOpenAI",
+            dependencies: [
+                "LocalLM", "LocalLMOpenAIWire", "LocalLMJSON",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `locallm serve`: Hummingbird routes that map OpenAI requests onto the engine's one generation
+        // loop. Engine for loading and generation (Grammar for tool/format constraints), the wire types.
+        // Not a product: only the CLI and the tests use it.
+        .target(
+            name: "LocalLMServer",
+            dependencies: [
+                "LocalLM", "LocalLMEngine", "LocalLMGrammar", "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJSON",
+                "LocalLMOpenAIWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The command-line tool `locallm`. LocalLM for chat/run/agent through sessions; the lower
         // targets for the commands that inspect one layer (inspect, tokenize, template, logits, bench).
         .executableTarget(
             name: "LocalLMCLI",
             dependencies: [
                 "LocalLM", "LocalLMEngine", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMJinja",
-                "LocalLMGrammar", "LocalLMRuntime",
+                "LocalLMGrammar", "LocalLMRuntime", "LocalLMServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -152,6 +193,16 @@ let package = Package(
             name: "LocalLMTests",
             dependencies: ["LocalLM", "LocalLMEngine", "LocalLMGrammar", "LocalLMJinja", "LocalLMTestSupport",
                            .product(name: "InMemoryLogging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // The wire types, the remote backend and the server over loopback (the server tests need a real
+        // model; the Python `openai` client and llama.cpp's server run from scripts/serve-tests.sh).
+        .testTarget(
+            name: "LocalLMServerTests",
+            dependencies: ["LocalLM", "LocalLMOpenAI", "LocalLMOpenAIWire", "LocalLMServer", "LocalLMJSON",
+                           "LocalLMTestSupport",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

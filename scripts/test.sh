@@ -16,3 +16,8 @@ if [[ $# -eq 0 ]]; then
     swift build -c release -Xswiftc -enable-testing --build-tests --package-path Examples
     swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel --package-path Examples
 fi
+# The OpenAI-compatible server and the remote backend with real peers over loopback: the `openai`
+# Python client and llama.cpp's server (scripts/serve-tests.sh). Skipped with a filter, as above.
+if [[ $# -eq 0 ]]; then
+    scripts/serve-tests.sh
+fi

@@ -18,6 +18,7 @@ struct LocalLMCommand: AsyncParsableCommand {
             RunCommand.self,
             ChatCommand.self,
             AgentCommand.self,
+            ServeCommand.self,
         ]
     )
 }

@@ -9,10 +9,22 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
     let root: SchemaNode
     /// Named types the root refers to by name, in definition order (dynamic schemas).
     let definitions: [(name: String, node: SchemaNode)]
+    /// JSON Schema taken as it is (a client's schema in `locallm serve`), which the grammar compiles
+    /// in full rather than through Apple's subset; `root` is then `.anyValue`.
+    let verbatim: GeneratedContent?
 
     init(root: SchemaNode, definitions: [(name: String, node: SchemaNode)] = []) {
         self.root = root
         self.definitions = definitions
+        self.verbatim = nil
+    }
+
+    /// A schema that is exactly this JSON Schema document, for callers that hold JSON Schema rather
+    /// than Swift types (the OpenAI-compatible server). The grammar engine reports what it cannot enforce.
+    package init(verbatimJSONSchema document: GeneratedContent) {
+        root = .anyValue
+        definitions = []
+        verbatim = document
     }
 
     /// Creates a schema for a structure with the properties you specify, in order.
@@ -89,6 +101,7 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
 
     /// The schema as a JSON tree (properties and keys in order).
     package var jsonSchema: GeneratedContent {
+        if let verbatim { return verbatim }
         var encoder = JSONSchemaEmitter(schema: self)
         return encoder.emitDocument()
     }
