@@ -46,7 +46,7 @@ enum OpenAIErrorMapping {
     }
 
     static func transport(_ error: any Error) -> LanguageModelError {
-        let underlying = OpenAIEndpointError(kind: .transport, error: nil, detail: "\(error)", transportError: error as? any Error & Sendable)
+        let underlying = OpenAIEndpointError(kind: .transport, error: nil, detail: "\(error)", transportError: error)
         return .assetsUnavailable(.init(
             debugDescription: underlying.description, metadata: [LanguageModelError.underlyingErrorKey: underlying]))
     }

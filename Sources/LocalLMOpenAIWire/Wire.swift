@@ -134,7 +134,7 @@ public struct ChatCompletionMessage: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         role = try container.decode(String.self, forKey: .role)
-        if !container.contains(.content) || (try container.decodeNil(forKey: .content)) {
+        if try !container.contains(.content) || container.decodeNil(forKey: .content) {
             content = nil
         } else if let text = try? container.decode(String.self, forKey: .content) {
             content = text
