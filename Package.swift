@@ -48,8 +48,9 @@ let package = Package(
         // The one JSON value type, parser and string escaper every layer shares (schemas, tool calls,
         // chat templates' JSON, GeneratedContent). Depends on nothing so every layer can use it.
         .target(name: "LocalLMJSON", swiftSettings: swiftSettings),
-        // The GGUF reader: mmap, metadata, tensor table. Depends on nothing so every layer can use it.
-        .target(name: "LocalLMGGUF", swiftSettings: swiftSettings),
+        // The GGUF reader: mmap, metadata, tensor table. JSON only for the summary's string escaping,
+        // so every layer can use it.
+        .target(name: "LocalLMGGUF", dependencies: ["LocalLMJSON"], swiftSettings: swiftSettings),
         // Quant blocks, dequantization, dot products, matvec/matmul, norms, RoPE, thread pool.
         // Needs GGUF for the ggml type table and tensor views; OpenBLAS for sgemm.
         .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "COpenBLAS", "CLocalLMShims"], swiftSettings: swiftSettings),

@@ -95,7 +95,3 @@ let constrainedDecodeBenchmark = BenchmarkSuite(name: "grammar-decode") { _ in
     print(String(format: "mask per step inside decode: warm p50 %.1f µs p99 %.1f µs; cold run p50 %.1f µs max %.0f µs",
                  p(masks, 0.5), p(masks, 0.99), p(first.masks.sorted(), 0.5), first.masks.max() ?? 0))
 }
-
-private func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-}

@@ -138,8 +138,3 @@ private func statusBytes(_ field: String) -> Int {
     }
     return 0
 }
-
-private func seconds(_ d: Duration) -> Double {
-    let (s, atto) = d.components
-    return Double(s) + Double(atto) * 1e-18
-}

@@ -102,7 +102,3 @@ private func sessionTurns(cacheType: SystemLanguageModel.KVCacheType) async thro
             100 * Double(warm.usage.inputTokenCount - warm.usage.cachedInputTokenCount) / Double(warm.usage.inputTokenCount)))
     }
 }
-
-private func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-}

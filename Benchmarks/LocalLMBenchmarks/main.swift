@@ -17,6 +17,7 @@ let allSuites: [BenchmarkSuite] = [
     endToEndBenchmark,
     sessionBenchmark,
     maskBenchBenchmark,
+    functionCallingBenchmark,
 ]
 
 func runBenchmarks() async throws {
@@ -29,6 +30,11 @@ func runBenchmarks() async throws {
         print("== \(suite.name)")
         try await suite.run(requested)
     }
+}
+
+/// A duration in seconds, for the suites' printed figures.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
 try await runBenchmarks()

@@ -1,3 +1,5 @@
+import LocalLMJSON
+
 extension GGUFSummary {
     /// One JSON object with GGUF key names, in a fixed order; absent figures are `null`.
     /// `key_length` is the head size (the key if present, else embedding length / heads).
@@ -37,21 +39,6 @@ extension GGUFSummary {
     static func json(_ value: Int?) -> String { value.map(String.init) ?? "null" }
 
     static func json(_ value: String?) -> String {
-        guard let value else { return "null" }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        value.map { JSONValue.quote($0) } ?? "null"
     }
 }

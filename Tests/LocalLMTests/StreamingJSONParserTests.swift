@@ -1,10 +1,15 @@
+import Foundation
+import LocalLMJSON
 import Testing
 
 @testable import LocalLM
 
-/// The streaming parser behind structured streaming: the same snapshots as parsing each prefix whole,
-/// for a fraction of the work.
+/// The one JSON parser (`JSONStreamParser`) behind structured streaming and `GeneratedContent(json:)`:
+/// the same snapshots as an independent recursive prefix parser reading each prefix whole, for a
+/// fraction of the work; and, read whole, the same documents as Foundation's `JSONSerialization`.
 @Suite struct StreamingJSONParserTests {
+    typealias StreamingJSONParser = JSONStreamParser<GeneratedContent.JSONBuilder>
+
     static let documents: [String] = [
         #"{"name": "Ada", "age": 36, "tags": ["math", "engines"], "ok": true, "none": null}"#,
         #"  [1, -2.5, 3e2, 0.125E-1, {"a": [[], {}], "b": "x\"y\\z\n\u00e9\ud83d\ude00"}, false]  "#,
@@ -22,9 +27,11 @@ import Testing
         #"{"a" 1}"#,
     ]
 
-    /// What the session showed before: the whole prefix parsed, `.null` where that throws.
+    /// The reference: the whole prefix parsed by the recursive prefix parser, `.null` where that throws
+    /// (what the session shows for a text that is no JSON prefix).
     static func reference(_ prefix: String) -> GeneratedContent {
-        (try? GeneratedContent(json: prefix)) ?? GeneratedContent(kind: .null)
+        var parser = ReferencePrefixParser(Array(prefix.utf8))
+        return (try? parser.parseDocument()) ?? GeneratedContent(kind: .null)
     }
 
     @Test(arguments: documents)
@@ -35,11 +42,12 @@ import Testing
         for character in characters {
             parser.append(String(character))
             prefix.append(character)
-            // `GeneratedContent(json:)` reads a prefix cut between the halves of a surrogate pair
-            // (`"\ud83d\`) as invalid; the streaming parser shows the string so far, as for any other
-            // cut escape.
+            // The reference reads a prefix cut between the halves of a surrogate pair (`"\ud83d\`) as
+            // invalid; the stream parser shows the string so far, as for any other cut escape.
             if prefix.hasSuffix(#"\ud83d\"#) { continue }
-            #expect(parser.content == Self.reference(prefix), "after \(prefix.debugDescription)")
+            let snapshot = parser.snapshot ?? GeneratedContent(kind: .null)
+            #expect(snapshot == Self.reference(prefix), "after \(prefix.debugDescription)")
+            #expect((try? GeneratedContent(json: prefix)) ?? GeneratedContent(kind: .null) == snapshot)
         }
     }
 
@@ -53,7 +61,7 @@ import Testing
                 let piece = String(characters[start..<min(start + chunk, characters.count)])
                 parser.append(piece)
                 prefix += piece
-                #expect(parser.content == Self.reference(prefix), "after \(prefix.debugDescription)")
+                #expect(parser.snapshot ?? GeneratedContent(kind: .null) == Self.reference(prefix), "after \(prefix.debugDescription)")
             }
         }
     }
@@ -84,5 +92,61 @@ import Testing
         #expect(streaming.bytesScanned <= 2 * text.utf8.count)
         #expect(content == (try? GeneratedContent(json: text)))
         #expect(content.isComplete)
+    }
+
+    /// Read whole into `JSONValue` (`JSONParser.parse`, the schemas' and templates' reader), every complete
+    /// document equals what Foundation's `JSONSerialization` reads, and every invalid one is refused by both.
+    @Test(arguments: documents + [
+        #"{"big": 12345678901234567890, "neg": -0.5e-3, "u": "\u00e9\u20ac", "a": [[[]]]}"#,
+        #"[1, 2]x"#, #"{"a": [1, 2}"#, #""\u12"#, "  ", #"{"x": "\q"}"#,
+    ])
+    func wholeDocumentsMatchFoundation(document: String) throws {
+        let foundation = try? JSONSerialization.jsonObject(with: Data(document.utf8), options: [.fragmentsAllowed])
+        let ours = try? JSONParser.parse(document)
+        // Foundation keeps the last of a repeated key; JSONValue keeps both, as written.
+        if document == #"{"a": 1, "a": 2}"# {
+            #expect(ours?.objectMembers?.map(\.0) == ["a", "a"])
+            return
+        }
+        #expect((foundation == nil) == (ours == nil), "\(document): Foundation \(String(describing: foundation)), ours \(String(describing: ours))")
+        if let foundation, let ours { #expect(Self.same(ours, foundation), "\(document)") }
+    }
+
+    static func same(_ value: JSONValue, _ object: Any) -> Bool {
+        switch value {
+        case .null: return object is NSNull
+        case .bool(let b): return (object as? Bool) == b
+        case .number(let text): return (object as? NSNumber).map { $0.doubleValue == Double(text) } ?? false
+        case .string(let s): return object as? String == s
+        case .array(let items):
+            guard let array = object as? [Any], array.count == items.count else { return false }
+            return zip(items, array).allSatisfy { same($0, $1) }
+        case .object(let members):
+            guard let dictionary = object as? [String: Any], dictionary.count == members.count else { return false }
+            return members.allSatisfy { key, value in dictionary[key].map { same(value, $0) } ?? false }
+        }
+    }
+
+    /// Errors name the byte where the text stops being JSON.
+    @Test func errorsCarryTheirOffset() {
+        #expect(throws: JSONParser.Failure(message: "expected ',' or ']' in array", offset: 3)) { try JSONParser.parse("[1 2]") }
+        #expect(throws: JSONParser.Failure(message: "unexpected text after the JSON value", offset: 5)) { try JSONParser.parse("true x") }
+        #expect(throws: JSONParser.Failure(message: "leading zero in number", offset: 6)) { try JSONParser.parse(#"{"a": 01}"#) }
+        #expect(throws: JSONParser.Failure(message: "unexpected end", offset: 7)) { try JSONParser.parse(#"{"a": 1"#) }
+        #expect(throws: JSONParser.Failure(message: "no JSON value", offset: 0)) { try JSONParser.parse("") }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(String(repeating: "[", count: 10_000)) }
+    }
+
+    /// A piece may end inside a UTF-8 character: the bytes wait for the rest, and only a character that
+    /// never completes is an error.
+    @Test func piecesMayCutACharacter() throws {
+        let text = Array(#"{"k": "é☕😀"}"#.utf8)
+        var parser = StreamingJSONParser()
+        for byte in text { parser.append(bytes: [byte]) }
+        #expect(parser.failure == nil)
+        #expect(try parser.finish() == GeneratedContent(json: #"{"k": "é☕😀"}"#))
+        var broken = JSONStreamParser<JSONValue.Builder>()
+        broken.append(bytes: Array(#"["a"#.utf8) + [0xE2, 0x98] + Array(#"b"]"#.utf8))
+        #expect(broken.failure?.message == "invalid UTF-8 in string")
     }
 }

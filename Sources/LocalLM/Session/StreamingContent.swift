@@ -1,12 +1,13 @@
+import LocalLMJSON
 import Synchronization
 
 /// The content of a response in progress, for streaming snapshots: the text itself, or (with a
 /// schema) the JSON parsed as far as it goes. One per executor call; the text only grows, and each
-/// update parses only what was added (``StreamingJSONParser``).
+/// update parses only what was added (LocalLMJSON's `JSONStreamParser`).
 package final class StreamingContent: Sendable {
     private let structured: Bool
     /// The parser and how many UTF-8 bytes of the text it has read.
-    private let state = Mutex((parser: StreamingJSONParser(), fed: 0))
+    private let state = Mutex((parser: JSONStreamParser<GeneratedContent.JSONBuilder>(), fed: 0))
 
     package init(structured: Bool) {
         self.structured = structured
@@ -17,10 +18,10 @@ package final class StreamingContent: Sendable {
         guard structured else { return GeneratedContent(text) }
         return state.withLock { state in
             let count = text.utf8.count
-            if count < state.fed { state = (StreamingJSONParser(), 0) }  // not a continuation: start over
+            if count < state.fed { state = (JSONStreamParser(), 0) }  // not a continuation: start over
             state.parser.append(String(decoding: text.utf8.dropFirst(state.fed), as: UTF8.self))
             state.fed = count
-            return state.parser.content
+            return state.parser.snapshot ?? GeneratedContent(kind: .null)
         }
     }
 
