@@ -1,61 +1,61 @@
-// libFuzzer target: the streaming JSON parsers on arbitrary bytes. The input is cut into chunks (at
-// the positions its own bytes pick); after every chunk the streaming parser's snapshot must equal
-// what the whole-prefix parser gives for the text so far (`null` where that throws), as
-// StreamingJSONParserTests asserts for fixed documents. Then the strict parser reads the whole text.
+// libFuzzer target: the one JSON parser (JSONStreamParser) on arbitrary bytes, as the session feeds
+// it the model's text piece by piece. The input is cut into pieces at positions its own bytes pick
+// (anywhere, even inside a character or an escape). Checked: after every piece the snapshot equals
+// that of a fresh parser given the whole text so far at once, and the end (`finish()`: the value or
+// the error with its offset) does not depend on the cuts. Both builders run: JSONValue's (duplicate
+// keys kept, lone surrogates replaced) and one with GeneratedContent's rules that records which
+// values are incomplete.
 @testable import LocalLMJSON
 
-/// A plain tree to compare the parsers' output with (GeneratedContent lives in the session layer).
-private indirect enum Tree: JSONPrefixValue, Equatable {
-    case value(String, complete: Bool)
-    case array([Tree], complete: Bool)
-    case object([String: Tree], [String], complete: Bool)
-
-    init(prefixKind kind: JSONPrefixKind<Tree>, isComplete: Bool) {
-        switch kind {
-        case .null: self = .value("null", complete: isComplete)
-        case .bool(let b): self = .value(b ? "true" : "false", complete: isComplete)
-        case .number(let n): self = .value("n\(n.bitPattern)", complete: isComplete)
-        case .string(let s): self = .value("s" + s, complete: isComplete)
-        case .array(let elements): self = .array(elements, complete: isComplete && elements.allSatisfy(\.isComplete))
-        case .object(let properties, let keys):
-            self = .object(properties, keys, complete: isComplete && properties.values.allSatisfy(\.isComplete))
-        }
+/// A tree with GeneratedContent's rules (duplicate keys and lone surrogates are errors) that keeps
+/// the `complete` flags, so that they are compared too.
+private enum Strict: JSONValueBuilding {
+    indirect enum Tree: Equatable {
+        case leaf(String, complete: Bool)
+        case array([Tree], complete: Bool)
+        case object([String], [Tree], complete: Bool)
     }
 
-    var isComplete: Bool {
-        switch self {
-        case .value(_, let c), .array(_, let c), .object(_, _, let c): c
+    static var keepsDuplicateKeys: Bool { false }
+    static var replacesLoneSurrogates: Bool { false }
+    static func null(complete: Bool) -> Tree { .leaf("null", complete: complete) }
+    static func bool(_ value: Bool, complete: Bool) -> Tree { .leaf(String(value), complete: complete) }
+    static func number(_ text: String, complete: Bool) -> Tree? { .leaf("n" + text, complete: complete) }
+    static func string(_ text: String, complete: Bool) -> Tree { .leaf("s" + text, complete: complete) }
+    static func array(_ elements: [Tree], complete: Bool) -> Tree { .array(elements, complete: complete) }
+    static func object(_ members: [(key: String, value: Tree)], complete: Bool) -> Tree {
+        .object(members.map(\.key), members.map(\.value), complete: complete)
+    }
+}
+
+private func check<Builder: JSONValueBuilding>(_ bytes: UnsafeBufferPointer<UInt8>, _: Builder.Type) where Builder.Value: Equatable {
+    var pieces = JSONStreamParser<Builder>()
+    var fed = 0
+    var cut = 0
+    // Pieces of 1...8 bytes, longer for long inputs so that at most about 64 fresh parses check each input.
+    let longest = max(8, bytes.count / 32)
+    while fed < bytes.count {
+        let length = min(bytes.count - fed, 1 + Int(bytes[(fed + cut) % bytes.count]) % longest)
+        pieces.append(bytes: bytes[fed..<fed + length])
+        fed += length
+        cut += 1
+        var whole = JSONStreamParser<Builder>()
+        whole.append(bytes: bytes[..<fed])
+        if pieces.snapshot != whole.snapshot {
+            fatalError("after \(fed) bytes in \(cut) pieces the snapshot is \(String(describing: pieces.snapshot)), at once \(String(describing: whole.snapshot))")
         }
     }
+    var whole = JSONStreamParser<Builder>()
+    whole.append(bytes: bytes)
+    let a = Result { () throws(JSONParser.Failure) in try pieces.finish() }
+    let b = Result { () throws(JSONParser.Failure) in try whole.finish() }
+    if a != b { fatalError("finish() in pieces gives \(a), at once \(b)") }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPartialJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    // The session feeds the parser Strings (deltas of the model's text), so the text is UTF-8.
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let scalars = Array(text.unicodeScalars)
-    var stream = JSONStreamParser<Tree>()
-    var fed = 0
-    var chunk = 0
-    while fed < scalars.count {
-        // Chunk lengths picked by the bytes themselves: 1...8 scalars, longer for long inputs so that
-        // at most about 64 whole-prefix parses check each input.
-        let longest = max(8, scalars.count / 32)
-        let length = min(scalars.count - fed, 1 + Int(scalars[(fed + chunk) % scalars.count].value) % longest)
-        var piece = String.UnicodeScalarView()
-        piece.append(contentsOf: scalars[fed..<fed + length])
-        stream.append(String(piece))
-        fed += length
-        chunk += 1
-        var prefixText = String.UnicodeScalarView()
-        prefixText.append(contentsOf: scalars[..<fed])
-        var whole = JSONPrefixParser<Tree>(Array(String(prefixText).utf8))
-        let expected = (try? whole.parseDocument()) ?? Tree(prefixKind: .null, isComplete: true)
-        let snapshot = stream.content
-        if snapshot != expected {
-            fatalError("after \(fed) scalars the stream gives \(snapshot), the prefix parser \(expected)")
-        }
-    }
-    _ = try? JSONParser.parse(Array(text.utf8))
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    check(bytes, JSONValue.Builder.self)
+    check(bytes, Strict.self)
     return 0
 }

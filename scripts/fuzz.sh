@@ -59,8 +59,11 @@ build() {
     local products
     products=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
     local objects=()
+    # The objects of each module's current sources (a file deleted since an earlier build leaves its .o).
     for module in LocalLMJSON LocalLMGGUF LocalLMTokenizers LocalLMJinja LocalLMGrammar; do
-        objects+=("$products/$module.build"/*.o)
+        while read -r source; do
+            objects+=("$products/$module.build/$(basename "$source").o")
+        done < "$products/$module.build/sources"
     done
     mkdir -p "$bin"
     for target in "${targets[@]}"; do

@@ -149,4 +149,25 @@ import Testing
         broken.append(bytes: Array(#"["a"#.utf8) + [0xE2, 0x98] + Array(#"b"]"#.utf8))
         #expect(broken.failure?.message == "invalid UTF-8 in string")
     }
+
+    /// Found by scripts/fuzz.sh (partialjson) in the prefix parser this one replaced: a text cut after
+    /// a high surrogate's escape and its backslash threw "expected ',' or '}'". Every prefix of the
+    /// document (from the fuzzer's seed corpus) is a JSON prefix, so each must give a snapshot, and
+    /// `GeneratedContent(json:)` the same.
+    @Test func aCutAfterAHighSurrogateIsAPrefix() throws {
+        let document = #"{"text": "\"\ud83d\ude002\"", "valid": true}"#
+        var parser = StreamingJSONParser()
+        var prefix = ""
+        for character in document {
+            parser.append(String(character))
+            prefix.append(character)
+            let snapshot = try #require(parser.snapshot, "no snapshot after \(prefix.debugDescription)")
+            #expect(try GeneratedContent(json: prefix) == snapshot, "after \(prefix.debugDescription)")
+        }
+        let cut = try GeneratedContent(json: #"{"text": "\"\ud83d\"#)
+        #expect(!cut.isComplete)
+        #expect(try cut.value(String.self, forProperty: "text") == "\"")
+        #expect(try parser.finish() == GeneratedContent(json: document))
+        #expect(try GeneratedContent(json: document).value(String.self, forProperty: "text") == "\"😀2\"")
+    }
 }
