@@ -9,7 +9,7 @@
 #
 # Targets: gguf, tokenizer, jinja, grammar, partialjson. Corpora grow in .build-fuzz/corpus/TARGET, seeded
 # from Tests/Fixtures; findings land in .build-fuzz/findings/TARGET; each run's log is
-# .build-fuzz/logs/TARGET.log.
+# .build-fuzz/logs/TARGET.log (smoke-TARGET.log for the smoke runs).
 #
 # Why not a SwiftPM target: an executable target renames `main`, which then clashes with libFuzzer's
 # own. So SwiftPM builds the library modules the fuzzers need (only the low ones: JSON, GGUF,
@@ -159,6 +159,7 @@ PY
 run() {
     local target=$1 seconds=${2:-600} runs=1000000
     local corpus=${3:-$scratch/corpus/$target} seeds=${4:-$scratch/seeds/$target}
+    local log=$scratch/logs/${LOG_PREFIX:-}$target.log
     source_of "$target" >/dev/null
     mkdir -p "$corpus" "$scratch/findings/$target" "$scratch/logs"
     # ASan: leak reports off (the fuzzers keep process-wide state on purpose); a failed allocation
@@ -169,9 +170,9 @@ run() {
         -rss_limit_mb=2048 -malloc_limit_mb=256 \
         -max_len="$(max_len_of "$target")" -print_final_stats=1 \
         -artifact_prefix="$scratch/findings/$target/" "$corpus" "$seeds" \
-        2>&1 | tee "$scratch/logs/$target.log" | grep -E "^#[0-9]+ +(INITED|DONE)|ERROR|SUMMARY|Test unit written|Slowest unit|stat::" || true
+        2>&1 | tee "$log" | grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|ERROR|SUMMARY|Test unit written|Slowest unit|stat::" || true
     # A crash, timeout, leak of the limits or sanitizer report fails the run; a slow unit is only reported.
-    ! grep -qE "^==[0-9]+== ?ERROR" "$scratch/logs/$target.log"
+    ! grep -qE "^==[0-9]+== ?ERROR" "$log"
 }
 
 case ${1:-} in
@@ -194,7 +195,7 @@ case ${1:-} in
             echo "== $t"
             rm -rf "$scratch/smoke/$t" && mkdir -p "$scratch/smoke/$t/seeds" "$scratch/smoke/$t/corpus"
             find "$scratch/seeds/$t" -type f | sort | awk 'NR % 8 == 1' | xargs cp -t "$scratch/smoke/$t/seeds"
-            FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10} run "$t" 8 "$scratch/smoke/$t/corpus" "$scratch/smoke/$t/seeds" || status=1
+            LOG_PREFIX=smoke- FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10} run "$t" 8 "$scratch/smoke/$t/corpus" "$scratch/smoke/$t/seeds" || status=1
         done
         exit $status ;;
     repro)
