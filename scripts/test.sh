@@ -15,6 +15,9 @@ swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel "$@"
 if [[ $# -eq 0 ]]; then
     swift build -c release -Xswiftc -enable-testing --build-tests --package-path Examples
     swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel --package-path Examples
+    # Each libFuzzer target for a few seconds, so that they keep building and their seeds keep passing
+    # (the long runs are `scripts/fuzz.sh all`; Docs/reliability.md).
+    scripts/fuzz.sh smoke
 fi
 # The OpenAI-compatible server and the remote backend with real peers over loopback: the `openai`
 # Python client and llama.cpp's server (scripts/serve-tests.sh). Skipped with a filter, as above.

@@ -50,6 +50,11 @@ package struct JSONStreamParser<Builder: JSONValueBuilding> {
         /// of each appended piece (up to three bytes of a character cut by that end wait here).
         var pending: [UInt8] = []
         var escape = Escape.none
+        /// Continuation bytes the character being read still needs, and the range the next one must
+        /// be in, so that invalid UTF-8 is an error at its own byte, wherever the pieces are cut.
+        var continuations = 0
+        var nextLow: UInt8 = 0x80
+        var nextHigh: UInt8 = 0xBF
     }
 
     private enum Literal { case null, bool(Bool) }
@@ -307,6 +312,29 @@ package struct JSONStreamParser<Builder: JSONValueBuilding> {
         return false
     }
 
+    /// Whether `byte` can follow the string's bytes so far in UTF-8 (Unicode's table 3-7: no overlong
+    /// forms, surrogates or code points past U+10FFFF), the same set `String(validating:)` accepts.
+    private static func checkUTF8(_ s: inout StringState, _ byte: UInt8) -> Bool {
+        if s.continuations > 0 {
+            guard (s.nextLow...s.nextHigh).contains(byte) else { return false }
+            s.continuations -= 1
+            (s.nextLow, s.nextHigh) = (0x80, 0xBF)
+            return true
+        }
+        switch byte {
+        case 0x00...0x7F: return true
+        case 0xC2...0xDF: s.continuations = 1
+        case 0xE0: (s.continuations, s.nextLow) = (2, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: s.continuations = 2
+        case 0xED: (s.continuations, s.nextHigh) = (2, 0x9F)
+        case 0xF0: (s.continuations, s.nextLow) = (3, 0x90)
+        case 0xF1...0xF3: s.continuations = 3
+        case 0xF4: (s.continuations, s.nextHigh) = (3, 0x8F)
+        default: return false
+        }
+        return true
+    }
+
     /// One byte of a string's body.
     private static func step(_ s: inout StringState, _ byte: UInt8) -> StringStep {
         func append(_ scalar: UnicodeScalar) -> StringStep {
@@ -321,6 +349,7 @@ package struct JSONStreamParser<Builder: JSONValueBuilding> {
             }
             if byte < 0x20 { return .failed("control character in string") }
             if byte == UInt8(ascii: "\\") { s.escape = .backslash; return .more }
+            guard checkUTF8(&s, byte) else { return .failed("invalid UTF-8 in string") }
             s.pending.append(byte)
             return .more
         case .backslash:

@@ -149,4 +149,56 @@ import Testing
         broken.append(bytes: Array(#"["a"#.utf8) + [0xE2, 0x98] + Array(#"b"]"#.utf8))
         #expect(broken.failure?.message == "invalid UTF-8 in string")
     }
+
+    /// Found by scripts/fuzz.sh (partialjson) in the prefix parser this one replaced: a text cut after
+    /// a high surrogate's escape and its backslash threw "expected ',' or '}'". Every prefix of the
+    /// document (from the fuzzer's seed corpus) is a JSON prefix, so each must give a snapshot, and
+    /// `GeneratedContent(json:)` the same.
+    @Test func aCutAfterAHighSurrogateIsAPrefix() throws {
+        let document = #"{"text": "\"\ud83d\ude002\"", "valid": true}"#
+        var parser = StreamingJSONParser()
+        var prefix = ""
+        for character in document {
+            parser.append(String(character))
+            prefix.append(character)
+            let snapshot = try #require(parser.snapshot, "no snapshot after \(prefix.debugDescription)")
+            #expect(try GeneratedContent(json: prefix) == snapshot, "after \(prefix.debugDescription)")
+        }
+        let cut = try GeneratedContent(json: #"{"text": "\"\ud83d\"#)
+        #expect(!cut.isComplete)
+        #expect(try cut.value(String.self, forProperty: "text") == "\"")
+        #expect(try parser.finish() == GeneratedContent(json: document))
+        #expect(try GeneratedContent(json: document).value(String.self, forProperty: "text") == "\"😀2\"")
+    }
+
+    /// Found by scripts/fuzz.sh (partialjson): invalid UTF-8 was an error at the offset where the bytes
+    /// happened to be decoded (the end of a piece, an escape, the closing quote), so the same text gave
+    /// 21 in pieces and 23 whole. It is now an error at the byte that cannot follow, however it is cut.
+    static let invalidUTF8: [([UInt8], Int)] = [
+        (Array(#"{"text": "92.5"#.utf8) + [0xDE, 0xD3, 0xDF, 0xD8] + Array(#"valid": false}"#.utf8), 15),
+        ([0x22, 0xC0, 0x80, 0x22], 1),  // overlong
+        ([0x22, 0xED, 0xA0, 0x80, 0x22], 2),  // a surrogate
+        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 2),  // past U+10FFFF
+        ([0x22, 0xE2, 0x98, 0x22], 3),  // cut by the closing quote
+    ]
+
+    @Test(arguments: invalidUTF8)
+    func invalidUTF8IsAnErrorAtItsByte(bytes: [UInt8], offset: Int) {
+        // Swift's own validator refuses these bytes too.
+        #expect(String(validating: bytes.dropFirst().dropLast(), as: UTF8.self) == nil)
+        let expected = JSONParser.Failure(message: "invalid UTF-8 in string", offset: offset)
+        #expect(throws: expected) { try JSONParser.parse(bytes) }
+        for piece in 1...4 {
+            var parser = JSONStreamParser<JSONValue.Builder>()
+            for start in stride(from: 0, to: bytes.count, by: piece) {
+                parser.append(bytes: bytes[start..<min(start + piece, bytes.count)])
+            }
+            do {
+                _ = try parser.finish()
+                Issue.record("in pieces of \(piece): no error")
+            } catch {
+                #expect(error == expected, "in pieces of \(piece)")
+            }
+        }
+    }
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The test suites under sanitizers, each a full build in a scratch path of its own (heavy: about as
+# long as a first build of the package).
+#
+#   scripts/sanitizers.sh thread [FILTER]    ThreadSanitizer on the concurrency suites (default filter below)
+#   scripts/sanitizers.sh address [FILTER]   AddressSanitizer on the whole suite (or FILTER)
+#   scripts/sanitizers.sh                    both
+#
+# The concurrency suites: sequences and sessions sharing one model, concurrent respond and tool calls,
+# cancellation, agents with parallel workers, the thread pool and the serial model executor.
+# Logs: .build-tsan/sanitizers.log, .build-asan/sanitizers.log. A sanitizer report fails the run
+# (halt_on_error), so a clean exit means none was found.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/fetch-models.sh >/dev/null
+
+concurrency='KVCacheTests|TokenizerConcurrencyTests|ThreadPoolTests|ModelWorkExecutorTests|GenerationTests|LanguageModelSessionTests|ToolLoopTests|AgentCallGraphTests|AgentProgramTests|LazyToolCallTests|SessionObservabilityTests'
+
+sanitize() {
+    local sanitizer=$1 scratch=$2 filter=$3
+    swift build -c release --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -enable-testing --build-tests
+    local args=(--no-parallel)
+    [[ -n $filter ]] && args+=(--filter "$filter")
+    # Serially, as scripts/test.sh runs them (the real-model suites use every core).
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
+        swift test -c release --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -enable-testing --skip-build \
+        "${args[@]}" 2>&1 | tee "$scratch/sanitizers.log"
+    local status=${PIPESTATUS[0]}
+    if grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$scratch/sanitizers.log"; then
+        echo "$sanitizer sanitizer reported problems: $scratch/sanitizers.log" >&2
+        return 1
+    fi
+    return "$status"
+}
+
+case ${1:-both} in
+    thread) sanitize thread .build-tsan "${2:-$concurrency}" ;;
+    address) sanitize address .build-asan "${2:-}" ;;
+    both) sanitize thread .build-tsan "$concurrency" && sanitize address .build-asan "" ;;
+    *) sed -n '2,12p' "$0"; exit 2 ;;
+esac
