@@ -86,6 +86,7 @@ import Testing
         }
         #expect(try accepts(.one, text))
         #expect(try accepts(.required, text))
+        #expect(try !accepts(.required, text + "\n" + text))
         #expect(try accepts(.more, "") && accepts(.more, text + "\n" + text))
         let parsed = try format.parseCalls(text)
         #expect(parsed.map(\.name) == ["get_weather"])

@@ -170,7 +170,8 @@ package struct ToolCallFormat: Sendable, Equatable {
         /// Any number of further calls after a first one, each in any form, separated by whitespace;
         /// end-of-generation is allowed between calls.
         case more
-        /// One or more calls in the family's own form: the `.required` mode.
+        /// One call (a list of calls in the list families) in the family's own form: the `.required`
+        /// mode, one call per round as before (the session asks again after it).
         case required
     }
 
@@ -181,7 +182,7 @@ package struct ToolCallFormat: Sendable, Equatable {
         switch kind {
         case .one: return call.wrapped(in: forms)
         case .more: return call.wrapped(in: forms, repetition: .zeroOrMore(separator: separator))
-        case .required: return call.wrapped(in: [ownForm], repetition: .oneOrMore(separator: separator))
+        case .required: return call.wrapped(in: [ownForm])
         }
     }
 
