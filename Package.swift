@@ -88,10 +88,12 @@ let package = Package(
         // The engine: model loading (one BOS rule, one grammar token table), the grammar mask step (lazy
         // and required), and the one generation loop every caller uses (sessions, `locallm generate`).
         // Runtime for the model and sampler, Tokenizers for ids ↔ text, Grammar for constrained decoding,
-        // Jinja for the model's chat template, GGUF to open the file. Knows nothing of sessions.
+        // Jinja for the model's chat template (which it renders from chat messages, with the tool-call
+        // formats of model families), JSON for tools, calls and schemas as values, GGUF to open the file.
+        // Knows nothing of sessions.
         .target(
             name: "LocalLMEngine",
-            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime"],
+            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime", "LocalLMJSON"],
             swiftSettings: swiftSettings
         ),
         // @Generable and @Guide expand at compile time into Generable conformances, schemas and
@@ -185,7 +187,7 @@ let package = Package(
         .testTarget(name: "LocalLMRuntimeTests", dependencies: ["LocalLMRuntime", "LocalLMTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LocalLMEngineTests",
-            dependencies: ["LocalLMEngine", "LocalLMRuntime", "LocalLMGrammar", "LocalLMTokenizers", "LocalLMTestSupport"],
+            dependencies: ["LocalLMEngine", "LocalLMRuntime", "LocalLMGrammar", "LocalLMTokenizers", "LocalLMJinja", "LocalLMJSON", "LocalLMGGUF", "LocalLMTestSupport"],
             swiftSettings: swiftSettings
         ),
         // InMemoryLogging: the request-tracing test reads what a session logs.

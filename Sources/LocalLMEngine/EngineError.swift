@@ -20,6 +20,9 @@ package enum EngineError: Error, Sendable, CustomStringConvertible {
     case template(any Error & Sendable)
     /// The model opened a tool call whose JSON is not `{"name": …, "arguments": …}`.
     case malformedToolCall(String)
+    /// The model opened a tool call and the token budget or the context ran out before it closed;
+    /// `partial` is the call's text so far.
+    case incompleteToolCall(partial: String, detail: String)
 
     package var description: String {
         switch self {
@@ -30,6 +33,7 @@ package enum EngineError: Error, Sendable, CustomStringConvertible {
         case .grammar(let error): "grammar: \(error)"
         case .template(let error): "chat template: \(error)"
         case .malformedToolCall(let text): "malformed tool call \(text)"
+        case .incompleteToolCall(let partial, let detail): "\(detail): \(partial)"
         }
     }
 }

@@ -63,7 +63,15 @@ package final class GGUFEngine: Sendable {
     package var grammarTokens: TokenTable {
         tokenTable.withLock { table in
             if let table { return table }
-            let made = TokenTable(vocabulary: tokenizer.vocabulary)
+            let plain = TokenTable(vocabulary: tokenizer.vocabulary)
+            // Tool-call markers are text to the call grammars even where the vocabulary marks them
+            // as control tokens (`[TOOL_CALLS]`, `<|python_tag|>`): a format's grammar writes them.
+            let markers = Set(ToolCallFormat.markers.map { Array($0.utf8) })
+            let markerIDs = plain.special.filter { markers.contains(plain.tokenBytes[$0]) && !plain.endOfGeneration.contains($0) }
+            let made =
+                markerIDs.isEmpty
+                ? plain
+                : TokenTable(tokenBytes: plain.tokenBytes, endOfGeneration: plain.endOfGeneration, special: plain.special.subtracting(markerIDs))
             table = made
             return made
         }

@@ -11,11 +11,23 @@ public struct GrammarConstraint: Sendable {
     public enum Activation: Sendable, Equatable {
         case required
         case lazy(triggers: [String])
+        /// Like `.lazy`, but the grammar matches from the trigger's first byte (the trigger is the
+        /// start of the grammar's language, as llama.cpp's lazy grammars are), and `atStart`
+        /// triggers count only at the start of the output, after whitespace: a tool call written
+        /// as bare JSON (`{"name"`) opens a turn, while the same text inside an answer is free.
+        case lazyFromTrigger(anywhere: [String], atStart: [String])
     }
 
     public let index: GrammarTokenIndex
     public let activation: Activation
     private let triggers: [[UInt8]]
+    private let startTriggers: [[UInt8]]
+    /// The grammar starts at the trigger's first byte (`.lazyFromTrigger`), not after its last.
+    private let includesTrigger: Bool
+    /// The output so far is whitespace, then `startText`, which may still become a start trigger.
+    private var startOpen: Bool
+    /// The output since its first non-whitespace byte, while `startOpen`.
+    private var startText: [UInt8] = []
     private var matcher: GrammarMatcher
     /// The grammar is constraining output now.
     public private(set) var isActive: Bool
@@ -26,6 +38,8 @@ public struct GrammarConstraint: Sendable {
     private struct Snapshot: Sendable {
         var isActive: Bool
         var window: [UInt8]
+        var startOpen: Bool
+        var startText: [UInt8]
         /// The matcher before this token when the token switched the grammar on or off; otherwise
         /// the token (if constrained) is undone with `matcher.rollback(1)`.
         var matcher: GrammarMatcher?
@@ -35,7 +49,17 @@ public struct GrammarConstraint: Sendable {
     public init(_ index: GrammarTokenIndex, activation: Activation = .required) {
         self.index = index
         self.activation = activation
-        if case .lazy(let t) = activation { triggers = t.map { Array($0.utf8) }.filter { !$0.isEmpty } } else { triggers = [] }
+        switch activation {
+        case .required:
+            (triggers, startTriggers, includesTrigger) = ([], [], false)
+        case .lazy(let t):
+            (triggers, startTriggers, includesTrigger) = (t.map { Array($0.utf8) }.filter { !$0.isEmpty }, [], false)
+        case .lazyFromTrigger(let anywhere, let atStart):
+            triggers = anywhere.map { Array($0.utf8) }.filter { !$0.isEmpty }
+            startTriggers = atStart.map { Array($0.utf8) }.filter { !$0.isEmpty }
+            includesTrigger = true
+        }
+        startOpen = !startTriggers.isEmpty
         matcher = GrammarMatcher(index)
         isActive = activation == .required
     }
@@ -53,6 +77,8 @@ public struct GrammarConstraint: Sendable {
         isActive = activation == .required
         window.removeAll()
         history.removeAll()
+        startOpen = !startTriggers.isEmpty
+        startText.removeAll()
     }
 
     /// Sets the bits of allowed tokens (bit `t & 63` of word `t >> 6`); `mask` holds
@@ -77,43 +103,63 @@ public struct GrammarConstraint: Sendable {
             guard matcher.accept(token: token) else { return false }
             if activation != .required && matcher.isCompleted {
                 // The span is over: back to free text (a fresh matcher for the next trigger).
-                history.append(Snapshot(isActive: true, window: window, matcher: before, constrained: true))
+                history.append(Snapshot(isActive: true, window: window, startOpen: startOpen, startText: startText, matcher: before, constrained: true))
                 matcher.reset()
                 isActive = false
                 window.removeAll()
             } else {
-                history.append(Snapshot(isActive: true, window: window, matcher: nil, constrained: true))
+                history.append(Snapshot(isActive: true, window: window, startOpen: startOpen, startText: startText, matcher: nil, constrained: true))
             }
             return true
         }
         let bytes = tokens.special.contains(token) ? [] : tokens.tokenBytes[token]
         let text = window + bytes
-        // The earliest trigger that ends inside this token.
-        var best: Int? = nil
+        // The earliest trigger that ends inside this token: where it starts and ends in `text`.
+        var best: (start: Int, end: Int)? = nil
         for t in triggers where text.count >= t.count {
             var s = 0
             while s + t.count <= text.count {
                 if s + t.count > window.count, text[s..<(s + t.count)].elementsEqual(t) {
-                    if best.map({ s + t.count < $0 }) ?? true { best = s + t.count }
+                    if best.map({ s + t.count < $0.end }) ?? true { best = (s, s + t.count) }
                     break
                 }
                 s += 1
             }
         }
-        guard let end = best else {
-            history.append(Snapshot(isActive: false, window: window, matcher: nil, constrained: false))
+        // A start trigger: the output so far is whitespace, then a trigger (it comes first).
+        var nextStartOpen = startOpen
+        var nextStartText = startText
+        var fromStart: [UInt8]? = nil
+        if startOpen {
+            for byte in bytes where !(nextStartText.isEmpty && (byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D)) {
+                nextStartText.append(byte)
+            }
+            if startTriggers.contains(where: { nextStartText.starts(with: $0) }) {
+                fromStart = nextStartText
+            } else if !nextStartText.isEmpty && !startTriggers.contains(where: { $0.starts(with: nextStartText) }) {
+                nextStartOpen = false
+                nextStartText.removeAll()
+            }
+        }
+        guard fromStart != nil || best != nil else {
+            history.append(Snapshot(isActive: false, window: window, startOpen: startOpen, startText: startText, matcher: nil, constrained: false))
             let keep = max(0, (triggers.map(\.count).max() ?? 1) - 1)
             window = Array(text.suffix(keep))
+            startOpen = nextStartOpen
+            startText = nextStartText
             return true
         }
         var fresh = matcher
         fresh.reset()
-        let rest = text[end...]
+        let rest: ArraySlice<UInt8> =
+            if let fromStart { fromStart[...] } else if let best { includesTrigger ? text[best.start...] : text[best.end...] } else { [] }
         if !rest.isEmpty {
             guard fresh.accept(bytes: rest) else { return false }
         }
-        history.append(Snapshot(isActive: false, window: window, matcher: matcher, constrained: false))
+        history.append(Snapshot(isActive: false, window: window, startOpen: startOpen, startText: startText, matcher: matcher, constrained: false))
         window.removeAll()
+        startOpen = false
+        startText.removeAll()
         if fresh.isCompleted {
             isActive = false
         } else {
@@ -136,6 +182,8 @@ public struct GrammarConstraint: Sendable {
             }
             isActive = s.isActive
             window = s.window
+            startOpen = s.startOpen
+            startText = s.startText
         }
         return true
     }

@@ -26,7 +26,7 @@ extension JinjaValue {
 
     /// The JSON value as Python's `json.loads` gives it: `1` an int, `1.0` or `1e2` a float, and a
     /// repeated key keeps its first place with its last value.
-    init(json: JSONValue) {
+    package init(json: JSONValue) {
         switch json {
         case .null: self = .none
         case .bool(let b): self = .bool(b)
@@ -52,7 +52,7 @@ extension JinjaValue {
     /// `json.dumps(value, ensure_ascii=…, indent=…, separators=…, sort_keys=…)`, written by the one JSON
     /// writer (`JSONValue.text`). `indent` is the per-level indent string (nil: one line); separators
     /// default as in Python.
-    func json(ensureASCII: Bool = false, indent: String? = nil, separators: (item: String, key: String)? = nil,
+    package func json(ensureASCII: Bool = false, indent: String? = nil, separators: (item: String, key: String)? = nil,
               sortKeys: Bool = false) throws(JinjaError) -> String {
         let seps = separators ?? (indent == nil ? (", ", ": ") : (",", ": "))
         let style = JSONStyle(

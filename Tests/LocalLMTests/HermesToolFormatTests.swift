@@ -1,5 +1,8 @@
 import Foundation
 @testable import LocalLM
+import LocalLMEngine
+import LocalLMJSON
+import LocalLMJinja
 import Testing
 
 @Suite("Hermes tool-call format")
@@ -11,15 +14,13 @@ struct HermesToolFormatTests {
             </tool_call>
             <tool_call>{"name": "getWeather", "arguments": {"city": "Wichita"}}</tool_call>
             """
-        let parsed = try HermesToolFormat.parse(text)
-        #expect(parsed.text.isEmpty)
-        #expect(parsed.calls.map(\.name) == ["getWeather", "getWeather"])
-        #expect(try parsed.calls.map { try $0.arguments.value(String.self, forProperty: "city") } == ["Boston", "Wichita"])
+        let calls = try ToolCallFormat.hermes.parseCalls(text)
+        #expect(calls.map(\.name) == ["getWeather", "getWeather"])
+        #expect(try calls.map { try GeneratedContent(jsonValue: $0.arguments).value(String.self, forProperty: "city") } == ["Boston", "Wichita"])
     }
 
     @Test func textWithoutCallsHasNone() throws {
-        let parsed = try HermesToolFormat.parse("It is sunny.")
-        #expect(parsed.text == "It is sunny." && parsed.calls.isEmpty)
+        #expect(try ToolCallFormat.hermes.parseCalls("It is sunny.").isEmpty)
     }
 
     @Test(arguments: [
@@ -30,16 +31,16 @@ struct HermesToolFormatTests {
         "<tool_call>{\"name\": \"x\", \"arguments\": {\"a\": </tool_call>",
     ])
     func malformedCallsAreTypedErrors(text: String) {
-        #expect(throws: HermesToolFormat.ParseError.self) { try HermesToolFormat.parse(text) }
+        #expect(throws: ToolCallFormat.ParseError.self) { try ToolCallFormat.hermes.parseCalls(text) }
     }
 
     @Test func rendersARoundTrip() throws {
         let call = Transcript.ToolCall(id: "1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Oslo"]))
-        let rendered = HermesToolFormat.render(calls: [call])
+        let rendered = ToolCallFormat.hermes.render(calls: [ChatToolCall(id: call.id, name: call.toolName, arguments: call.arguments.jsonValue)])
         #expect(rendered == "<tool_call>\n{\"name\": \"getWeather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>")
-        let parsed = try HermesToolFormat.parse(rendered)
-        #expect(parsed.calls.first?.name == "getWeather")
-        #expect(parsed.calls.first?.arguments == call.arguments)
+        let parsed = try ToolCallFormat.hermes.parseCalls(rendered)
+        #expect(parsed.first?.name == "getWeather")
+        #expect(parsed.first.map { GeneratedContent(jsonValue: $0.arguments) } == call.arguments)
     }
 
     @Test func messagesPutToolsInTheSystemTurnAndOutputsInAUserTurn() throws {
@@ -52,7 +53,8 @@ struct HermesToolFormatTests {
             .toolCalls(Transcript.ToolCalls([call])),
             .toolOutput(Transcript.ToolOutput(id: "c1", toolName: "getWeather", segments: [.text(.init(content: "Cold."))])),
         ])
-        let messages = ChatMessages.make(from: transcript, style: .hermes)
+        let renderer = ChatRenderer(template: ChatTemplate.chatML)
+        let messages = renderer.textMessages(transcript.chatMessages(), tools: transcript.chatTools)
         #expect(messages.map(\.role) == [.system, .user, .assistant, .user])
         #expect(messages[0].content.hasPrefix("Be brief.\n\n# Tools"))
         #expect(messages[0].content.contains(#"{"type": "function", "function": {"name": "getWeather""#))
@@ -60,10 +62,10 @@ struct HermesToolFormatTests {
         #expect(messages[2].content.hasPrefix("<tool_call>"))
         #expect(messages[3].content == "<tool_response>\nCold.\n</tool_response>")
 
-        let native = ChatMessages.make(from: transcript, style: .template)
+        let native = transcript.chatMessages()
         #expect(native.map(\.role) == [.system, .user, .assistant, .tool])
         #expect(native[0].content == "Be brief.")
-        #expect(native[2].toolCalls == [call])
+        #expect(native[2].toolCalls == [ChatToolCall(id: call.id, name: call.toolName, arguments: call.arguments.jsonValue)])
         #expect(native[3].toolCallID == "c1" && native[3].name == "getWeather")
     }
 }

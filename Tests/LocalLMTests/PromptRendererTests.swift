@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocalLM
+import LocalLMEngine
 import LocalLMGGUF
 import LocalLMGrammar
 import LocalLMTestSupport
@@ -18,8 +19,8 @@ struct PromptRendererTests {
     static let weather = Transcript.ToolDefinition(tool: WeatherTool(log: CallLog()))
 
     @Test func smolLM2UsesChatMLWithTheHermesFallback() throws {
-        let renderer = PromptRenderer(template: try Self.smolTemplate())
-        #expect(renderer.toolStyle == .hermes)
+        let renderer = ChatRenderer(template: try Self.smolTemplate())
+        #expect(!renderer.templateTakesTools)
         let call = Transcript.ToolCall(id: "c1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Oslo"]))
         let transcript = Transcript(entries: [
             .instructions(Transcript.Instructions(segments: [.text(.init(content: "Be brief."))], toolDefinitions: [Self.weather])),
@@ -27,8 +28,8 @@ struct PromptRendererTests {
             .toolCalls(Transcript.ToolCalls([call])),
             .toolOutput(Transcript.ToolOutput(id: "c1", toolName: "getWeather", segments: [.text(.init(content: "Cold."))])),
         ])
-        let text = try renderer.render(transcript)
-        let system = ChatMessages.make(from: transcript, style: .hermes)[0].content
+        let text = try renderer.render(transcript.chatMessages(), tools: transcript.chatTools)
+        let system = renderer.textMessages(transcript.chatMessages(), tools: transcript.chatTools)[0].content
         let expected =
             "<|im_start|>system\n\(system)<|im_end|>\n"
             + "<|im_start|>user\nWeather in Oslo?<|im_end|>\n"
@@ -44,8 +45,8 @@ struct PromptRendererTests {
             {%- for m in messages %}[{{ m.role }}]{% if m.tool_calls %}{% for c in m.tool_calls %}call {{ c.function.name }} {{ c.function.arguments | tojson }}{% endfor %}{% else %}{{ m.content }}{% endif %}{% if m.tool_call_id %}({{ m.tool_call_id }}){% endif %}{% endfor -%}
             {%- if add_generation_prompt %}[assistant]{% endif %}
             """
-        let renderer = PromptRenderer(template: try ChatTemplate(source: source))
-        #expect(renderer.toolStyle == .template)
+        let renderer = ChatRenderer(template: try ChatTemplate(source: source))
+        #expect(renderer.templateTakesTools)
         let call = Transcript.ToolCall(id: "c1", toolName: "getWeather", arguments: GeneratedContent(properties: ["city": "Oslo"]))
         let transcript = Transcript(entries: [
             .instructions(Transcript.Instructions(segments: [.text(.init(content: "Hi."))], toolDefinitions: [Self.weather])),
@@ -54,7 +55,7 @@ struct PromptRendererTests {
             .toolOutput(Transcript.ToolOutput(id: "c1", toolName: "getWeather", segments: [.text(.init(content: "Cold."))])),
         ])
         #expect(
-            try renderer.render(transcript)
+            try renderer.render(transcript.chatMessages(), tools: transcript.chatTools)
                 == #"TOOLS:getWeather|[system]Hi.[user]Q[assistant]call getWeather {"city": "Oslo"}[tool]Cold.(c1)[assistant]"#)
     }
 
@@ -67,7 +68,7 @@ struct PromptRendererTests {
                     .init(name: "genre", type: String.self, guides: [.anyOf(["rock", "jazz"])]),
                     .init(name: "limit", type: Int.self, guides: [.range(1...5)]),
                 ]))
-        let grammar = try ToolCallGrammar.compile(for: [Self.weather, search])
+        let grammar = try CompiledGrammar(jsonSchema: ToolCallFormat.hermes.callSchema(for: [Self.weather.chatTool, search.chatTool]))
         func accepts(_ text: String) -> Bool {
             var matcher = GrammarMatcher(grammar)
             return matcher.accept(bytes: Array(text.utf8)) && matcher.canTerminate

@@ -121,7 +121,7 @@ struct SeedProgramsTests {
     @Test func weatherToolWithAToolCallCounter() async throws {
         let session = LanguageModelSession(profile: SeedPrograms.WeatherDynamicProfile())
         let response = try await session.respond(
-            to: "What is the weather in Boston?", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 32))
+            to: "What is the weather in Boston?", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 48))
         let entries = Array(response.transcriptEntries)
         let calls = entries.flatMap { entry -> [Transcript.ToolCall] in
             if case .toolCalls(let calls) = entry { Array(calls) } else { [] }

@@ -9,7 +9,7 @@ import Logging
 /// cache and prefills only the rest, so a turn costs its new tokens, not the history.
 ///
 /// The tokens come from the engine's one generation loop (``TokenGenerator``); this actor adds what
-/// a session needs on top: the transcript rendered to a prompt, tool calls in the Hermes format, the
+/// a session needs on top: the transcript as engine messages, tool calls (``ToolCallDecoder``), the
 /// stream of response actions, and errors as `LanguageModelError`s.
 ///
 /// Its work runs on a ``ModelWorkExecutor``, not on the cooperative pool, so generating sessions never
@@ -40,7 +40,7 @@ package actor GGUFConversation {
 
     private func prewarmIsolated(_ transcript: Transcript) throws {
         guard !busy else { return }
-        let text = try engine.renderer.render(transcript, addGenerationPrompt: false)
+        let text = try engine.renderer.render(transcript.chatMessages(), tools: transcript.chatTools, addGenerationPrompt: false)
         let tokens = engine.promptTokens(rendered: text)
         guard tokens.count < engine.contextSize, !tokens.isEmpty else { return }
         let sequence = try currentSequence()
@@ -61,8 +61,6 @@ package actor GGUFConversation {
         } catch let error as GrammarError {
             // A schema (a response's, or a tool's arguments) whose guides the grammar cannot enforce.
             throw LanguageModelError(.grammar(error), schemaName: request.schema?.schemaName)
-        } catch let error as PromptRenderer.RenderError {
-            throw LanguageModelError(.template(error))
         } catch let error as RuntimeError {
             if case .cancelled = error { throw CancellationError() }
             throw LanguageModelError(.runtime(error))
@@ -77,12 +75,21 @@ package actor GGUFConversation {
         // The session logs the same id, so one request's records can be followed across both.
         logger[metadataKey: "request"] = "\(request.id.uuidString.prefix(8))"
         let options = request.generationOptions
-        let tools = request.toolDefinitions
-        let mode = options.toolCallingMode?.value ?? .allowed
-        let toolsEnabled = !tools.isEmpty && mode != .disallowed && request.schema == nil
-        let text = try engine.renderer.render(
-            request.transcript, responseSchema: request.schema,
-            includeSchemaInPrompt: request.contextOptions.includeSchemaInPrompt ?? true)
+        let tools = request.transcript.chatTools
+        let mode: ToolCallMode =
+            switch options.toolCallingMode?.value ?? .allowed {
+            case .required: .required
+            case .disallowed: .disallowed
+            default: .allowed
+            }
+        let toolsEnabled = !tools.isEmpty && request.schema == nil
+        // Tools disallowed for the whole request stay out of the prompt: a model shown tools it may
+        // not call tends to answer with a call's JSON anyway (the openers are masked as well).
+        let renderer = engine.renderer
+        let text = try renderer.render(
+            request.transcript.chatMessages(
+                responseSchema: request.schema, includeSchemaInPrompt: request.contextOptions.includeSchemaInPrompt ?? true),
+            tools: toolsEnabled && mode != .disallowed ? tools : [])
         let tokens = engine.promptTokens(rendered: text)
         logger.trace("rendered prompt", metadata: ["prompt": "\(text)", "tokens": "\(tokens)"])
 
@@ -97,16 +104,18 @@ package actor GGUFConversation {
         let sequence = try currentSequence()
 
         // The grammar, when there is one, is the first step of the sampler chain. A response schema
-        // constrains everything; tools in `.allowed` mode constrain only what follows the model's own
-        // `<tool_call>` (lazily), and in `.required` mode the call the engine opens below.
+        // constrains everything; tools constrain calls as the mode says (``ToolCallDecoder``).
         var grammar: GrammarMask?
+        var decoder: ToolCallDecoder?
         if let schema = request.schema {
             let index = try engine.grammarIndex(key: "schema:" + schema.canonicalJSON) {
-                try CompiledGrammar(jsonSchema: schema.canonicalJSON)
+                try CompiledGrammar(jsonSchema: schema.jsonSchema.jsonValue)
             }
             grammar = GrammarMask(GrammarConstraint(index, activation: .required))
         } else if toolsEnabled {
-            grammar = GrammarMask()
+            let made = try ToolCallDecoder(engine: engine, tools: tools, mode: mode, format: renderer.format)
+            decoder = made
+            grammar = made.grammar
         }
         let generator = TokenGenerator(
             sequence: sequence, tokenizer: engine.tokenizer,
@@ -119,107 +128,45 @@ package actor GGUFConversation {
         await channel.send(.response(action: .updateMetadata(["modelID": engine.name])))
 
         var firstToken: ContinuousClock.Instant?
-        var outputText = ""
-        var streamed = 0  // characters of outputText already sent
-        var callText = ""  // JSON of the tool call being generated
-        var inCall = false
-        var calls: [(name: String, arguments: GeneratedContent)] = []
-
-        func toolCallGrammar() throws -> GrammarTokenIndex {
-            try engine.grammarIndex(key: "tools:" + tools.map(\.name).joined(separator: ",")
-                + tools.map(\.parameters.canonicalJSON).joined()) {
-                try ToolCallGrammar.compile(for: tools)
-            }
-        }
-
-        if toolsEnabled && mode == .required {
-            try generator.force(HermesToolFormat.callOpen + "\n")
-            grammar?.constrain(with: GrammarConstraint(try toolCallGrammar(), activation: .required))
-            inCall = true
-        } else if toolsEnabled {
-            grammar?.constrain(with: GrammarConstraint(
-                try toolCallGrammar(), activation: .lazy(triggers: [HermesToolFormat.callOpen])))
-        }
-
-        generation: while let token = try await generator.next() {
+        var callNames: [String] = []
+        while let token = try await generator.next() {
             if firstToken == nil { firstToken = .now }
-            let piece = token.text
-
-            if request.schema != nil {
-                outputText += piece
-                if grammar?.isCompleted == true { break }
-                if outputText.count > streamed {
-                    let delta = String(outputText.dropFirst(streamed))
-                    streamed = outputText.count
-                    await channel.send(.response(action: .appendText(delta, tokenCount: 1)))
-                }
-                continue
-            }
-
-            if !inCall {
-                outputText += piece
-                if toolsEnabled, let range = outputText.range(of: HermesToolFormat.callOpen) {
-                    // The model opened a tool call; the lazy grammar has taken over from the byte
-                    // after the marker (the token may already hold the start of the JSON).
-                    callText = String(outputText[range.upperBound...])
-                    outputText = String(outputText[..<range.lowerBound])
-                    inCall = true
-                }
+            let delta: String
+            if let decoder {
+                delta = decoder.append(token.text)
             } else {
-                callText += piece
+                delta = token.text
             }
-            if inCall {
-                // A lazy grammar goes back to free text when the call is complete; a required one
-                // reports completion.
-                let done = mode == .required ? grammar?.isCompleted == true : grammar?.isActive == false
-                guard done else { continue }
-                callText += generator.finishText()
-                guard let body = try? GeneratedContent(json: callText), case .structure(let fields, _) = body.kind,
-                    case .string(let name)? = fields["name"]?.kind, let arguments = fields["arguments"]
-                else {
-                    throw EngineError.malformedToolCall(callText)
-                }
-                calls.append((name, arguments))
-                try generator.force("\n" + HermesToolFormat.callClose)
-                // One call per round: the session runs it and asks again, and the model can call
-                // the next tool then. Letting a small model write on after a call tends to ramble.
-                break generation
-            }
-            // Stream what cannot be the start of a tool-call marker.
-            var sendable = outputText.count
-            if toolsEnabled {
-                for length in stride(from: min(HermesToolFormat.callOpen.count - 1, outputText.count), to: 0, by: -1)
-                where HermesToolFormat.callOpen.hasPrefix(outputText.suffix(length)) {
-                    sendable = outputText.count - length
-                    break
-                }
-            }
-            if sendable > streamed {
-                let delta = String(outputText.dropFirst(streamed).prefix(sendable - streamed))
-                streamed = sendable
-                await channel.send(.response(action: .appendText(delta, tokenCount: 1)))
-            }
+            if !delta.isEmpty { await channel.send(.response(action: .appendText(delta, tokenCount: 1))) }
+            if request.schema != nil && grammar?.isCompleted == true { break }
+            if decoder?.isFinished == true { break }
         }
 
         let generated = generator.ids.count
         switch generator.stopReason {
         case .cancelled?: throw CancellationError()
-        case .contextFull?:
+        case .contextFull? where decoder?.partialCall == nil:
             throw EngineError.contextFull(
                 contextSize: contextSize, tokenCount: sequence.position + 1,
                 detail: "the response filled the context window after \(generated) tokens")
         case .noAllowedToken?: throw EngineError.noAllowedToken
         default: break
         }
-        if calls.isEmpty {
-            let tail = String(outputText.dropFirst(streamed)) + generator.finishText()
-            if !tail.isEmpty { await channel.send(.response(action: .appendText(tail, tokenCount: 0))) }
-        } else {
-            for (index, call) in calls.enumerated() {
-                await channel.send(.toolCalls(action: .append(
-                    Transcript.ToolCall(id: UUID().uuidString, toolName: call.name, arguments: call.arguments),
-                    tokenCount: index == 0 ? generated : 0)))
+        let tail = generator.finishText()
+        if let decoder {
+            switch try decoder.finish(stopReason: generator.stopReason, tail: tail) {
+            case .text(let rest):
+                if !rest.isEmpty { await channel.send(.response(action: .appendText(rest, tokenCount: 0))) }
+            case .calls(let calls):
+                callNames = calls.map(\.name)
+                for (index, call) in calls.enumerated() {
+                    await channel.send(.toolCalls(action: .append(
+                        Transcript.ToolCall(id: UUID().uuidString, toolName: call.name, arguments: GeneratedContent(jsonValue: call.arguments)),
+                        tokenCount: index == 0 ? generated : 0)))
+                }
             }
+        } else if !tail.isEmpty {
+            await channel.send(.response(action: .appendText(tail, tokenCount: 0)))
         }
         // The cache keeps every chosen token but end-of-generation, so the next turn reuses them.
         // (After the last text is out, so streaming readers do not wait for this pass.)
@@ -235,7 +182,7 @@ package actor GGUFConversation {
                 "promptTokens": "\(tokens.count + generator.forcedTokenCount)", "cachedTokens": "\(cached)", "outputTokens": "\(generated)",
                 "prefilledTokens": "\(prefilledCount)", "timeToFirstToken": "\((firstToken ?? finished) - started)",
                 "prefill": "\(prefilled - started)", "decode": "\(finished - prefilled)",
-                "toolCalls": "\(calls.map(\.name))",
+                "toolCalls": "\(callNames)",
             ])
     }
 }

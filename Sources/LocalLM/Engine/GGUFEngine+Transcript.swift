@@ -1,13 +1,12 @@
 import LocalLMEngine
 
 extension GGUFEngine {
-    /// Renders transcripts with this model's chat template.
-    var renderer: PromptRenderer {
-        PromptRenderer(template: chatTemplate.template, bosToken: chatTemplate.bosToken, eosToken: chatTemplate.eosToken)
-    }
+    /// Renders chat messages with this model's chat template.
+    var renderer: ChatRenderer { ChatRenderer(chatTemplate) }
 
     /// Number of tokens the transcript takes once rendered with the chat template.
     func tokenCount(of transcript: Transcript) throws -> Int {
-        promptTokens(rendered: try renderer.render(transcript, addGenerationPrompt: false)).count
+        let text = try renderer.render(transcript.chatMessages(), tools: transcript.chatTools, addGenerationPrompt: false)
+        return promptTokens(rendered: text).count
     }
 }

@@ -5,6 +5,10 @@ extension LanguageModelError {
     /// `RuntimeError`, `GrammarError`, `JinjaError`, …); ``underlyingError`` reads it.
     public static let underlyingErrorKey = "underlyingError"
 
+    /// The key under which a `decodingFailure`'s `metadata` holds the text of a tool call the model
+    /// opened and did not close within the token budget (a `String`).
+    public static let partialToolCallKey = "partialToolCall"
+
     /// The typed error from a lower layer that this error reports, if there is one: for example the
     /// `GrammarError` behind an `unsupportedGenerationGuide` or the `RuntimeError` behind a
     /// `decodingFailure`.
@@ -34,15 +38,17 @@ extension LanguageModelError {
     /// | `runtime`            | `decodingFailure`             | `RuntimeError`      |
     /// | `noAllowedToken`     | `decodingFailure`             | the `EngineError`   |
     /// | `malformedToolCall`  | `decodingFailure`             | the `EngineError`   |
+    /// | `incompleteToolCall` | `decodingFailure` (metadata `partialToolCall`: the call's text) | the `EngineError` |
     package init(_ error: EngineError, schemaName: String? = nil) {
         let underlying: any Error & Sendable =
             switch error {
             case .unsupportedModel(_, let cause), .runtime(let cause): cause
             case .grammar(let cause): cause
             case .template(let cause): cause
-            case .contextFull, .noAllowedToken, .malformedToolCall: error
+            case .contextFull, .noAllowedToken, .malformedToolCall, .incompleteToolCall: error
             }
-        let metadata: [String: any Sendable] = [Self.underlyingErrorKey: underlying]
+        var metadata: [String: any Sendable] = [Self.underlyingErrorKey: underlying]
+        if case .incompleteToolCall(let partial, _) = error { metadata[Self.partialToolCallKey] = partial }
         switch error {
         case .contextFull(let contextSize, let tokenCount, let detail):
             self = .contextSizeExceeded(
@@ -52,7 +58,7 @@ extension LanguageModelError {
         case .grammar:
             self = .unsupportedGenerationGuide(
                 .init(schemaName: schemaName, debugDescription: error.description, metadata: metadata))
-        case .runtime, .noAllowedToken, .template, .malformedToolCall:
+        case .runtime, .noAllowedToken, .template, .malformedToolCall, .incompleteToolCall:
             self = .decodingFailure(.init(debugDescription: error.description, metadata: metadata))
         }
     }

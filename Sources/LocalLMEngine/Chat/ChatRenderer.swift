@@ -1,0 +1,119 @@
+import LocalLMJSON
+import LocalLMJinja
+
+/// Renders chat messages into the text the model reads, with the model's chat template
+/// (`tokenizer.chat_template`, ChatML when the GGUF has none). Immutable; shared by conversations.
+///
+/// A template that mentions `tools` renders the tool definitions, calls and tool messages itself
+/// (Qwen2.5's does). One that does not (SmolLM2's plain ChatML) gets the Hermes convention as text:
+/// the tool list in the system message, calls as `<tool_call>` blocks in assistant messages, and
+/// the outputs of one round as `<tool_response>` blocks of one user message.
+package struct ChatRenderer: Sendable {
+    package let template: ChatTemplate
+    package let bosToken: String
+    package let eosToken: String
+    /// Whether the template renders `tools` itself, or tools go in as text in `format`.
+    package let templateTakesTools: Bool
+    /// Whether the template renders assistant messages' `tool_calls` (LFM2's takes `tools` and
+    /// renders only `content`: calls then go in as text in `format`).
+    package let templateRendersCalls: Bool
+    /// How this model's family writes tool calls.
+    package let format: ToolCallFormat
+
+    package init(template: ChatTemplate, bosToken: String = "", eosToken: String = "") {
+        self.template = template
+        self.bosToken = bosToken
+        self.eosToken = eosToken
+        templateTakesTools = template.source.contains("tools")
+        templateRendersCalls = template.source.contains("tool_calls")
+        format = ToolCallFormat(templateSource: template.source)
+    }
+
+    package init(_ model: ModelChatTemplate) {
+        self.init(template: model.template, bosToken: model.bosToken, eosToken: model.eosToken)
+    }
+
+    /// The prompt for `messages`, with `tools` offered (none: the template's tool-less form), ending
+    /// with the assistant's generation prompt when `addGenerationPrompt`.
+    package func render(_ messages: [ChatMessage], tools: [ChatTool] = [], addGenerationPrompt: Bool = true) throws(EngineError) -> String {
+        let rendered =
+            !templateTakesTools ? textMessages(messages, tools: tools)
+            : templateRendersCalls ? messages
+            : messages.map { message in
+                guard !message.toolCalls.isEmpty else { return message }
+                let calls = format.render(calls: message.toolCalls)
+                return ChatMessage(role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls)
+            }
+        let templateTools: [JinjaValue]? =
+            templateTakesTools && !tools.isEmpty ? tools.map { JinjaValue(json: $0.definition) } : nil
+        do {
+            return try template.render(
+                messages: rendered.map(Self.jinja(message:)), tools: templateTools, addGenerationPrompt: addGenerationPrompt,
+                bosToken: bosToken, eosToken: eosToken)
+        } catch {
+            throw .template(error)
+        }
+    }
+
+    /// The messages with tools, calls and outputs written as text in `format`.
+    package func textMessages(_ messages: [ChatMessage], tools: [ChatTool]) -> [ChatMessage] {
+        var out: [ChatMessage] = []
+        var pendingOutputs: [String] = []
+        func flush() {
+            guard !pendingOutputs.isEmpty else { return }
+            out.append(ChatMessage(role: .user, content: pendingOutputs.joined(separator: "\n")))
+            pendingOutputs = []
+        }
+        var toolsPlaced = tools.isEmpty
+        for message in messages {
+            if message.role != .tool { flush() }
+            switch message.role {
+            case .system where !toolsPlaced:
+                let block = format.systemBlock(for: tools)
+                out.append(ChatMessage(role: .system, content: message.content.isEmpty ? block : message.content + "\n\n" + block))
+                toolsPlaced = true
+            case .assistant where !message.toolCalls.isEmpty:
+                let calls = format.render(calls: message.toolCalls)
+                out.append(ChatMessage(role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls))
+            case .tool:
+                pendingOutputs.append(format.render(output: message.content))
+            default:
+                out.append(message)
+            }
+        }
+        flush()
+        if !toolsPlaced {
+            let block = format.systemBlock(for: tools)
+            if format.family == .generic, let first = out.firstIndex(where: { $0.role == .user }) {
+                // Templates that know no tools and no ChatML (Gemma) may have no system role either
+                // (Gemma 2 refuses one; Gemma 3 folds it into the first user turn): the tool text
+                // opens the first user message.
+                out[first].content = block + "\n\n" + out[first].content
+            } else {
+                out.insert(ChatMessage(role: .system, content: block), at: 0)
+            }
+        }
+        return out
+    }
+
+    private static func jinja(message: ChatMessage) -> JinjaValue {
+        var pairs: [(String, JinjaValue)] = [("role", .string(message.role.rawValue)), ("content", .string(message.content))]
+        if !message.toolCalls.isEmpty {
+            let calls = message.toolCalls.map { call in
+                JinjaValue(json: .object([
+                    ("id", .string(call.id)), ("type", .string("function")),
+                    ("function", .object([("name", .string(call.name)), ("arguments", call.arguments)])),
+                ]))
+            }
+            pairs.append(("tool_calls", .array(calls)))
+        }
+        if let id = message.toolCallID { pairs.append(("tool_call_id", .string(id))) }
+        if let name = message.name { pairs.append(("name", .string(name))) }
+        return .object(JinjaObject(pairs))
+    }
+
+    /// JSON as Python's `json.dumps` writes it (`", "` and `": "`), as templates' `tojson` does.
+    package static func pythonJSON(_ value: JSONValue) -> String {
+        (try? JinjaValue(json: value).json()) ?? value.compactText
+    }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Tool-history goldens for the engine's ChatRenderer: one conversation with a tool call, its output
+and an answer, rendered with Python jinja2 by the chat template of each tool-call family's model
+(llama.cpp's models/templates, copied under Tests/Fixtures/templates/ by template_goldens.py).
+
+Writes Tests/Fixtures/templates/tool-formats.json:
+  {"conversation": {"messages": [...], "tools": [...]},
+   "cases": {template_file: {"output": text} | {"error": message}}}
+The Swift test (LocalLMEngineTests/ChatRendererFamilyTests) builds the same conversation as engine
+messages, renders it with ChatRenderer and compares byte for byte.
+
+The environment is template_goldens.py's (transformers' set-up: trim_blocks, lstrip_blocks, tojson
+override, raise_exception, fixed strftime_now).
+
+Rerun (needs jinja2 only):
+  python3 scripts/goldens/tool_format_goldens.py
+"""
+import json
+
+import jinja2
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from template_goldens import OUT, make_environment, WEATHER_TOOL  # noqa: E402
+
+TEMPLATES = [
+    "Qwen-Qwen2.5-7B-Instruct.jinja",                       # hermes
+    "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja",  # hermes
+    "meta-llama-Llama-3.1-8B-Instruct.jinja",               # llama3
+    "meta-llama-Llama-3.3-70B-Instruct.jinja",              # llama3
+    "Mistral-Small-3.2-24B-Instruct-2506.jinja",            # mistral
+    "ibm-granite-granite-3.3-2B-Instruct.jinja",            # <|tool_call|>
+    "LFM2-8B-A1B.jinja",                                    # lfm2
+]
+
+MESSAGES = [
+    {"role": "system", "content": "You can call tools."},
+    {"role": "user", "content": "What's the weather in Paris?"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call00001", "type": "function",
+         "function": {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}},
+    ]},
+    {"role": "tool", "content": "{\"temperature\": 18, \"sky\": \"clear\"}", "tool_call_id": "call00001", "name": "get_weather"},
+    {"role": "assistant", "content": "It is 18 °C and clear in Paris."},
+    {"role": "user", "content": "And in Zürich?"},
+]
+
+
+def calls_as_text(messages, source):
+    """LFM2's and Granite 3.3's templates take `tools` but render only `content`: their calls are
+    text in the assistant message, in the family's form as the engine writes them:
+    `<|tool_call_start|>[{"name": ..., "arguments": {...}}]<|tool_call_end|>` (the JSON form
+    llama.cpp's LFM2 handler uses) and `<|tool_call|>[{"name": ..., "arguments": {...}}]`."""
+    lfm2 = "<|tool_call_start|>" in source or "<|tool_list_start|>" in source
+    out = []
+    for m in messages:
+        if m.get("tool_calls"):
+            calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in m["tool_calls"]]
+            text = json.dumps(calls, ensure_ascii=False)
+            text = "<|tool_call_start|>" + text + "<|tool_call_end|>" if lfm2 else "<|tool_call|>" + text
+            m = {"role": "assistant", "content": text}
+        out.append(m)
+    return out
+
+
+def main():
+    env = make_environment()
+    cases = {}
+    for name in TEMPLATES:
+        with open(os.path.join(OUT, name), encoding="utf-8") as f:
+            source = f.read()
+        messages = MESSAGES if "tool_calls" in source else calls_as_text(MESSAGES, source)
+        context = {"bos_token": "<s>", "eos_token": "</s>", "messages": messages, "tools": [WEATHER_TOOL],
+                   "add_generation_prompt": True}
+        try:
+            cases[name] = {"output": env.from_string(source).render(**context)}
+        except Exception as error:  # the Swift side must fail too
+            cases[name] = {"error": str(error)}
+    document = {"generator": "scripts/goldens/tool_format_goldens.py (Python jinja2 " + jinja2.__version__ + ")",
+                "conversation": {"messages": MESSAGES, "tools": [WEATHER_TOOL]}, "cases": cases}
+    with open(os.path.join(OUT, "tool-formats.json"), "w", encoding="utf-8") as f:
+        json.dump(document, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print("wrote", {k: ("error" if "error" in v else len(v["output"])) for k, v in cases.items()})
+
+
+if __name__ == "__main__":
+    main()
