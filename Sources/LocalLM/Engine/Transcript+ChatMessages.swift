@@ -53,18 +53,6 @@ extension Transcript.ToolDefinition {
 }
 
 extension GeneratedContent {
-    /// The content as a JSON value (member order kept; numbers as `jsonString` writes them).
-    package var jsonValue: JSONValue {
-        switch kind {
-        case .null: .null
-        case .bool(let b): .bool(b)
-        case .number(let n): Self.formatJSONNumber(n) == "null" ? .null : .number(Self.formatJSONNumber(n))
-        case .string(let s): .string(s)
-        case .array(let elements): .array(elements.map(\.jsonValue))
-        case .structure(let properties, let keys): .object(keys.compactMap { key in properties[key].map { (key, $0.jsonValue) } })
-        }
-    }
-
     /// Content for a JSON value (a repeated key keeps its last value, in its first place).
     package init(jsonValue: JSONValue) {
         switch jsonValue {
