@@ -88,10 +88,10 @@ package struct OpenAIServer: Sendable {
     private func chatCompletions(_ request: Request) async throws -> Response {
         if let rejection = authorize(request) { return Self.error(rejection) }
         do {
-            // A client that hangs up cancels the operation, and with it the request's generation.
-            return try await request.body.consumeWithCancellationOnInboundClose { body in
-                try await self.chatCompletions(body: body)
-            }
+            // (Hummingbird's consumeWithCancellationOnInboundClose would also cancel a non-streamed
+            // request whose client hangs up, but closed fresh connections before answering here; a
+            // streamed request is cancelled when a write to its gone client fails.)
+            return try await chatCompletions(body: request.body)
         } catch let rejection as RequestRejection {
             return Self.error(rejection)
         } catch is CancellationError {
