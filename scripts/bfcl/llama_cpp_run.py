@@ -16,13 +16,7 @@ import jinja2
 import llama_cpp
 from llama_cpp import Llama
 
-
-def strip_order(node):
-    if isinstance(node, dict):
-        return {k: strip_order(v) for k, v in node.items() if k != "x-order"}
-    if isinstance(node, list):
-        return [strip_order(v) for v in node]
-    return node
+from prepare import strip_order
 
 
 def as_call(obj):

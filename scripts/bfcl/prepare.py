@@ -41,6 +41,15 @@ def to_json_schema(node):
     return out
 
 
+def strip_order(node):
+    """The schema without the `x-order` lists this script adds (what the engines' prompts show)."""
+    if isinstance(node, dict):
+        return {k: strip_order(v) for k, v in node.items() if k != "x-order"}
+    if isinstance(node, list):
+        return [strip_order(v) for v in node]
+    return node
+
+
 def load_lines(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jsonschema
 
-from prepare import CATEGORIES
+from prepare import CATEGORIES, strip_order
 
 
 def load_checker(data_root):
@@ -38,14 +38,6 @@ def load_checker(data_root):
 def load_lines(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def strip_order(node):
-    if isinstance(node, dict):
-        return {k: strip_order(v) for k, v in node.items() if k != "x-order"}
-    if isinstance(node, list):
-        return [strip_order(v) for v in node]
-    return node
 
 
 def main():
