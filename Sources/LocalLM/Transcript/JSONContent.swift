@@ -1,3 +1,5 @@
+import LocalLMJSON
+
 /// Carries `GeneratedContent` through `Encoder`/`Decoder` as a plain JSON value.
 ///
 /// Decoders do not keep object key order, and order is part of a structure's value, so decoding
@@ -10,60 +12,23 @@ struct JSONContent: Codable {
         self.content = content
     }
 
-    struct Key: CodingKey {
-        let stringValue: String
-        init(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: any Encoder) throws {
-        switch content.kind {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .number(let value):
-            var container = encoder.singleValueContainer()
-            if let integer = Int(exactly: value) { try container.encode(integer) } else { try container.encode(value) }
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .array(let elements):
-            var container = encoder.unkeyedContainer()
-            for element in elements { try container.encode(JSONContent(element)) }
-        case .structure(let properties, let orderedKeys):
-            var container = encoder.container(keyedBy: Key.self)
-            for key in orderedKeys {
-                if let value = properties[key] { try container.encode(JSONContent(value), forKey: Key(stringValue: key)) }
-            }
-        }
+        try CodableJSON(content.jsonValue).encode(to: encoder)
     }
 
+    /// Keys come back sorted (decoders keep no order), so decoding is deterministic.
     init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            var properties: [String: GeneratedContent] = [:]
-            for key in keyed.allKeys {
-                properties[key.stringValue] = try keyed.decode(JSONContent.self, forKey: key).content
-            }
-            content = GeneratedContent(kind: .structure(properties: properties, orderedKeys: properties.keys.sorted()))
-        } else if var unkeyed = try? decoder.unkeyedContainer() {
-            var elements: [GeneratedContent] = []
-            while !unkeyed.isAtEnd { elements.append(try unkeyed.decode(JSONContent.self).content) }
-            content = GeneratedContent(kind: .array(elements))
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                content = GeneratedContent(kind: .null)
-            } else if let value = try? single.decode(Bool.self) {
-                content = GeneratedContent(kind: .bool(value))
-            } else if let value = try? single.decode(Double.self) {
-                content = GeneratedContent(kind: .number(value))
-            } else {
-                content = GeneratedContent(kind: .string(try single.decode(String.self)))
-            }
+        content = Self.sortingKeys(GeneratedContent(jsonValue: try CodableJSON(from: decoder).value))
+    }
+
+    private static func sortingKeys(_ content: GeneratedContent) -> GeneratedContent {
+        switch content.kind {
+        case .array(let elements):
+            return GeneratedContent(kind: .array(elements.map(sortingKeys)))
+        case .structure(let properties, _):
+            return GeneratedContent(kind: .structure(properties: properties.mapValues(sortingKeys), orderedKeys: properties.keys.sorted()))
+        default:
+            return content
         }
     }
 

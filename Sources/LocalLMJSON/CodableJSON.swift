@@ -1,9 +1,9 @@
-import LocalLMJSON
-
-/// Carries a `JSONValue` (a schema, tool parameters) through `Encoder`/`Decoder`.
+/// Carries a `JSONValue` (a schema, tool parameters, generated content) through `Encoder`/`Decoder`:
+/// the one Codable bridge of every layer (the OpenAI wire types, the transcript's Codable form).
 ///
-/// Decoders do not promise object member order; `ChatCompletionRequest.restoreSchemaOrder(from:)`
-/// puts the order back where it matters. Numbers keep their text when they are integers.
+/// Decoders do not promise object member order; callers put the order back where it matters (the
+/// wire's `restoreSchemaOrder(from:)`, the transcript's schema order). Numbers keep their text when
+/// they are integers.
 package struct CodableJSON: Codable, Sendable {
     package let value: JSONValue
 
