@@ -15,7 +15,7 @@ struct RecordAssistantTests {
             model: SystemLanguageModel(contentsOf: url), profile: RecordAssistantProfile(store: collection.store))
         let answer = try await session.respond(
             to: "Which records by Miles Davis are in the collection?",
-            options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40))
+            options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 64))
 
         let entries = Array(answer.transcriptEntries)
         let calls = entries.compactMap { entry -> [Transcript.ToolCall]? in
