@@ -44,8 +44,12 @@ enum JinjaGlobals {
             return .object(o)
         })
         g["raise_exception"] = .callable(JinjaCallable(name: "raise_exception") { call throws(JinjaError) in
-            let message = call.positional.first?.pythonStr ?? call.keywords.first?.1.pythonStr ?? ""
-            throw call.error(.raised, message)
+            // Hugging Face's `raise_exception(message)`: without its argument Python raises a TypeError.
+            guard let value = call.positional.first ?? call.keywords.first?.1 else {
+                throw call.error(.type, "raise_exception() missing 1 required positional argument: 'message'")
+            }
+            let message = value.pythonStr
+            throw call.error(.raised, message.isEmpty ? "raise_exception called with an empty message" : message)
         })
         let now = options.now, zone = options.timeZone
         g["strftime_now"] = .callable(JinjaCallable(name: "strftime_now") { call throws(JinjaError) in

@@ -71,6 +71,18 @@ struct ChatTemplateErrorTests {
         }
     }
 
+    /// Found by the jinja fuzzer (`before{{ raise_exception() }}`): without its argument, a TypeError as
+    /// Python gives, not a refusal with an empty message.
+    @Test func raiseExceptionWithoutAMessageIsATypeError() throws {
+        let template = try ChatTemplate(source: "before{{ raise_exception() }}")
+        #expect(throws: JinjaError(.type, "raise_exception() missing 1 required positional argument: 'message'", line: 1)) {
+            try template.render(context: [:])
+        }
+        #expect(throws: JinjaError(.raised, "raise_exception called with an empty message", line: 1)) {
+            try ChatTemplate(source: "{{ raise_exception('') }}").render(context: [:])
+        }
+    }
+
     @Test func strftimeNowReadsTheInjectedClock() throws {
         let options = JinjaRenderOptions(now: { Date(timeIntervalSince1970: 0) }, timeZone: TimeZone(identifier: "UTC") ?? .current)
         let text = try ChatTemplate(source: "{{ strftime_now('%d %B %Y %H:%M') }}").render(context: [:], options: options)
