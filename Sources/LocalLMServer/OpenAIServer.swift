@@ -283,6 +283,8 @@ package struct OpenAIServer: Sendable {
                     code: "invalid_schema")
             case .assetsUnavailable(let info):
                 return RequestRejection(status: 503, message: info.debugDescription, type: "server_error", code: "model_unavailable")
+            case .unsupportedCapability(let info):
+                return RequestRejection(status: 400, message: info.debugDescription, code: "unsupported_capability")
             case .decodingFailure(let info):
                 return RequestRejection(status: 500, message: info.debugDescription, type: "server_error")
             default:

@@ -86,10 +86,15 @@ package actor GGUFConversation {
         // Tools disallowed for the whole request stay out of the prompt: a model shown tools it may
         // not call tends to answer with a call's JSON anyway (the openers are masked as well).
         let renderer = engine.renderer
+        let enableThinking = Self.thinkingSwitch(renderer.reasoning, request: request)
         let text = try renderer.render(
             request.transcript.chatMessages(
                 responseSchema: request.schema, includeSchemaInPrompt: request.contextOptions.includeSchemaInPrompt ?? true),
-            tools: toolsEnabled && mode != .disallowed ? tools : [])
+            tools: toolsEnabled && mode != .disallowed ? tools : [], enableThinking: enableThinking)
+        // Reasoning is split from the answer unless a schema's grammar governs every token.
+        var splitter =
+            request.schema == nil
+            ? renderer.reasoning.map { ReasoningSplitter(format: $0, startsInside: $0.startsInside(prompt: text)) } : nil
         let tokens = engine.promptTokens(rendered: text)
         logger.trace("rendered prompt", metadata: ["prompt": "\(text)", "tokens": "\(tokens)"])
 
@@ -129,13 +134,22 @@ package actor GGUFConversation {
 
         var firstToken: ContinuousClock.Instant?
         var callNames: [String] = []
+        var reasoningTokens = 0
         while let token = try await generator.next() {
             if firstToken == nil { firstToken = .now }
+            var answer = token.text
+            if var split = splitter {
+                if !split.isAnswering { reasoningTokens += 1 }
+                let parts = split.append(token.text)
+                splitter = split
+                answer = parts.answer
+                if !parts.reasoning.isEmpty { await channel.send(.reasoning(action: .appendText(parts.reasoning, tokenCount: 1))) }
+            }
             let delta: String
             if let decoder {
-                delta = decoder.append(token.text)
+                delta = decoder.append(answer)
             } else {
-                delta = token.text
+                delta = answer
             }
             if !delta.isEmpty { await channel.send(.response(action: .appendText(delta, tokenCount: 1))) }
             if request.schema != nil && grammar?.isCompleted == true { break }
@@ -152,7 +166,14 @@ package actor GGUFConversation {
         case .noAllowedToken?: throw EngineError.noAllowedToken
         default: break
         }
-        let tail = generator.finishText()
+        var tail = generator.finishText()
+        if var split = splitter {
+            let parts = split.append(tail)
+            let last = split.finish()
+            let reasoning = parts.reasoning + last.reasoning
+            if !reasoning.isEmpty { await channel.send(.reasoning(action: .appendText(reasoning, tokenCount: 0))) }
+            tail = parts.answer + last.answer
+        }
         if let decoder {
             switch try decoder.finish(stopReason: generator.stopReason, tail: tail) {
             case .text(let rest):
@@ -173,7 +194,7 @@ package actor GGUFConversation {
         try generator.evaluatePending()
         await channel.send(.response(action: .updateUsage(
             input: .init(totalTokenCount: tokens.count + generator.forcedTokenCount, cachedTokenCount: cached),
-            output: .init(totalTokenCount: generated, reasoningTokenCount: 0))))
+            output: .init(totalTokenCount: generated, reasoningTokenCount: reasoningTokens))))
         let finished = ContinuousClock.now
         logger.trace("output tokens", metadata: ["tokens": "\(generator.ids)"])
         logger.debug(
@@ -184,5 +205,16 @@ package actor GGUFConversation {
                 "prefill": "\(prefilled - started)", "decode": "\(finished - prefilled)",
                 "toolCalls": "\(callNames)",
             ])
+    }
+
+    /// The template's thinking switch for a request: `nil` (the template's default) unless the
+    /// request sets a reasoning level, or has a response schema, whose grammar starts at the first
+    /// token and leaves no room for reasoning (thinking off). `.custom("none")` or `"off"` turns it off.
+    static func thinkingSwitch(_ format: ReasoningFormat?, request: LanguageModelExecutorGenerationRequest) -> Bool? {
+        guard let format, format.switchable else { return nil }
+        if request.schema != nil { return false }
+        guard let level = request.contextOptions.reasoningLevel else { return nil }
+        if case .custom(let name) = level, ["none", "off", "disabled", "false"].contains(name.lowercased()) { return false }
+        return true
     }
 }

@@ -8,6 +8,9 @@ extension Transcript {
     /// described in the prompt when `includeSchemaInPrompt`.
     package func chatMessages(responseSchema: GenerationSchema? = nil, includeSchemaInPrompt: Bool = false) -> [ChatMessage] {
         var messages: [ChatMessage] = []
+        // Reasoning goes with the assistant message that follows it (`reasoning_content`); the
+        // template decides whether later turns show it (Qwen3's drops it before the last question).
+        var reasoning: String?
         for entry in self {
             switch entry {
             case .instructions(let instructions):
@@ -24,14 +27,15 @@ extension Transcript {
             case .toolCalls(let calls):
                 messages.append(ChatMessage(role: .assistant, content: "", toolCalls: calls.map {
                     ChatToolCall(id: $0.id, name: $0.toolName, arguments: $0.arguments.jsonValue)
-                }))
+                }, reasoningContent: reasoning))
+                reasoning = nil
             case .toolOutput(let output):
                 messages.append(ChatMessage(role: .tool, content: output.segments.renderedText, toolCallID: output.id, name: output.toolName))
             case .response(let response):
-                messages.append(ChatMessage(role: .assistant, content: response.segments.renderedText))
-            case .reasoning:
-                // Reasoning stays out of later turns, as reasoning templates drop it too.
-                continue
+                messages.append(ChatMessage(role: .assistant, content: response.segments.renderedText, reasoningContent: reasoning))
+                reasoning = nil
+            case .reasoning(let entry):
+                reasoning = (reasoning.map { $0 + "\n" } ?? "") + entry.segments.renderedText
             }
         }
         return messages

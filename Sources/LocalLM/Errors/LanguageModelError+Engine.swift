@@ -23,6 +23,7 @@ extension LanguageModelError {
             case .unsupportedGenerationGuide(let info): info.metadata
             case .decodingFailure(let info): info.metadata
             case .assetsUnavailable(let info): info.metadata
+            case .unsupportedCapability(let info): info.metadata
             }
         return metadata[Self.underlyingErrorKey] as? any Error & Sendable
     }

@@ -15,6 +15,8 @@ import Foundation
 /// | `unsupportedGenerationGuide`   | `unsupportedGuide`           |
 /// | `decodingFailure`              | `decodingFailure`            |
 /// | `assetsUnavailable`            | `assetsUnavailable`          |
+///
+/// `unsupportedCapability` has no 2025 counterpart and reaches the caller as it is.
 public enum LanguageModelError: Error, LocalizedError {
     /// The session's transcript exceeded the model's context size.
     case contextSizeExceeded(ContextSizeExceeded)
@@ -32,6 +34,22 @@ public enum LanguageModelError: Error, LocalizedError {
     case decodingFailure(DecodingFailure)
     /// The model's assets could not be loaded.
     case assetsUnavailable(AssetsUnavailable)
+    /// The request needs a capability the model does not have (tools, a schema, reasoning).
+    case unsupportedCapability(UnsupportedCapability)
+
+    /// Information about a capability a request needed and the model lacks.
+    public struct UnsupportedCapability: Sendable {
+        /// The capability that the model doesn't support.
+        public var capability: LanguageModelCapabilities.Capability
+        public var debugDescription: String
+        public var metadata: [String: any Sendable]
+
+        public init(capability: LanguageModelCapabilities.Capability, debugDescription: String, metadata: [String: any Sendable] = [:]) {
+            self.capability = capability
+            self.debugDescription = debugDescription
+            self.metadata = metadata
+        }
+    }
 
     /// Information about exceeding the context window size.
     public struct ContextSizeExceeded: Sendable {
@@ -133,7 +151,10 @@ public enum LanguageModelError: Error, LocalizedError {
         }
     }
 
-    public var errorDescription: String? { generationError.errorDescription }
+    public var errorDescription: String? {
+        if case .unsupportedCapability(let info) = self { return "The model lacks a capability the request needs: \(info.debugDescription)" }
+        return generationError.errorDescription
+    }
 }
 
 extension LanguageModelError {
@@ -156,6 +177,10 @@ extension LanguageModelError {
         case .decodingFailure(let info):
             return .decodingFailure(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         case .assetsUnavailable(let info):
+            return .assetsUnavailable(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
+        case .unsupportedCapability(let info):
+            // Not reached from `respond` (the session throws this error as it is); for code that
+            // asks anyway, the nearest 2025 error.
             return .assetsUnavailable(GE.Context(debugDescription: info.debugDescription, underlyingError: underlyingError))
         }
     }

@@ -6,6 +6,8 @@ package struct AnyLanguageModelExecutor: Sendable {
     package let prewarm: @Sendable (Transcript) -> Void
     /// A name for logs and `Transcript.Response.assetIDs`.
     package let modelName: String
+    /// The model's capabilities, asked when a request is checked.
+    package let capabilities: @Sendable () -> LanguageModelCapabilities
 
     package init<Model: LanguageModel>(model: Model) throws {
         let executor = try Model.Executor(configuration: model.executorConfiguration)
@@ -14,6 +16,7 @@ package struct AnyLanguageModelExecutor: Sendable {
         }
         prewarm = { transcript in executor.prewarm(model: model, transcript: transcript) }
         modelName = (model as? SystemLanguageModel)?.assetID ?? String(describing: Model.self)
+        capabilities = { model.capabilities }
     }
 
     /// An executor that fails every request, for a model whose executor could not be made.
@@ -21,5 +24,7 @@ package struct AnyLanguageModelExecutor: Sendable {
         respond = { _, _ in throw error }
         prewarm = { _ in }
         self.modelName = modelName
+        // Claims everything, so that the request reaches `respond` and fails with the reason.
+        capabilities = { LanguageModelCapabilities([.toolCalling, .guidedGeneration, .reasoning]) }
     }
 }

@@ -12,6 +12,11 @@ public protocol LanguageModel: Sendable {
 
     /// A configuration for an executor capable of running this model.
     var executorConfiguration: Executor.Configuration { get }
+
+    /// What the model can do. A request that needs more fails with
+    /// `LanguageModelError.unsupportedCapability` before the executor runs. The default is tool
+    /// calling and guided generation.
+    var capabilities: LanguageModelCapabilities { get }
 }
 
 /// The bridge between the framework's types and what actually produces tokens.
@@ -49,8 +54,38 @@ public struct ContextOptions: Sendable, Equatable {
     /// Whether the response schema is described in the prompt as well as enforced while decoding.
     public var includeSchemaInPrompt: Bool?
 
-    public init(includeSchemaInPrompt: Bool? = nil) {
+    /// How much the model may reason before it answers; `nil` leaves it to the model.
+    public var reasoningLevel: ReasoningLevel?
+
+    public init(includeSchemaInPrompt: Bool? = nil, reasoningLevel: ReasoningLevel? = nil) {
         self.includeSchemaInPrompt = includeSchemaInPrompt
+        self.reasoningLevel = reasoningLevel
+    }
+
+    /// How much reasoning the model may output before it produces a response.
+    ///
+    /// On a GGUF model whose chat template has a thinking switch (Qwen3's `enable_thinking`), every
+    /// level turns thinking on, and `.custom("none")` (or `"off"`) turns it off; `nil` keeps the
+    /// template's default. The switch has no degrees, so `.light`, `.moderate` and `.deep` differ
+    /// only on models that tell them apart.
+    public enum ReasoningLevel: Sendable, Hashable, CustomStringConvertible {
+        /// Light reasoning, for quick responses.
+        case light
+        /// A moderate amount of reasoning.
+        case moderate
+        /// Deep reasoning, for more analysis.
+        case deep
+        /// A level the other cases do not name.
+        case custom(String)
+
+        public var description: String {
+            switch self {
+            case .light: "light"
+            case .moderate: "moderate"
+            case .deep: "deep"
+            case .custom(let name): name
+            }
+        }
     }
 }
 

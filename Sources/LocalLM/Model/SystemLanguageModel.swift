@@ -138,6 +138,18 @@ extension SystemLanguageModel {
         return magic == Data("GGUF".utf8) ? .available : .unavailable(.modelNotReady)
     }
 
+    /// Tool calling and guided generation, and reasoning when the chat template has a reasoning
+    /// mode (`<think>` markers; Qwen3's, for one). Reading the template loads the model, as the
+    /// first request would; a model that fails to load claims everything, so its requests fail
+    /// with the load error rather than a capability error.
+    public var capabilities: LanguageModelCapabilities {
+        guard let engine = try? EngineRegistry.shared.engine(for: engineKey) else {
+            return LanguageModelCapabilities([.toolCalling, .guidedGeneration, .reasoning])
+        }
+        return LanguageModelCapabilities(
+            engine.renderer.reasoning == nil ? [.toolCalling, .guidedGeneration] : [.toolCalling, .guidedGeneration, .reasoning])
+    }
+
     /// Whether `availability` is `.available`.
     public var isAvailable: Bool { availability == .available }
 

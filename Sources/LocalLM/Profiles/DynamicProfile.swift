@@ -75,12 +75,15 @@ package struct ResolvedProfile: Sendable {
     package var toolCallingMode: GenerationOptions.ToolCallingMode?
     package var temperature: Double?
     package var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy?
+    package var reasoningLevel: ContextOptions.ReasoningLevel?
     package var onToolCall: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
+    package var onPrompt: [@Sendable () async throws -> Void] = []
+    package var onResponse: [@Sendable () async throws -> Void] = []
 }
 
 extension LanguageModelSession.DynamicProfile {
     /// `Profile` and `@SessionProperty` written unqualified inside a profile type, as Apple's
     /// documentation writes them.
     public typealias Profile = LanguageModelSession.Profile
-    public typealias SessionProperty<Value: Sendable> = LanguageModelSession.SessionProperty<Value>
+    public typealias SessionProperty<Value> = LanguageModelSession.SessionProperty<Value>
 }

@@ -97,6 +97,32 @@ extension LanguageModelSession.DynamicProfile {
         modified { $0.transcriptErrorHandlingPolicy = policy }
     }
 
+    /// Sets how much the model reasons before it answers, on models whose chat template has a
+    /// thinking switch (see ``ContextOptions/reasoningLevel``).
+    public func reasoningLevel(_ reasoningLevel: ContextOptions.ReasoningLevel?) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.reasoningLevel = reasoningLevel }
+    }
+
+    /// Runs an action once per request, before the model is first invoked under this profile. An
+    /// error it throws ends the request, and `respond` throws it.
+    public func onPrompt(perform action: @escaping @Sendable () async throws -> Void) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.onPrompt.append(action) }
+    }
+
+    /// Runs an action after this profile produced a response, with the response already in the
+    /// transcript and the session still busy, so the action may edit `history` (to trim or
+    /// summarize it) before the next request. An error it throws is what `respond` throws, and the
+    /// transcript follows the error policy.
+    public func onResponse(perform action: @escaping @Sendable () async throws -> Void) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.onResponse.append(action) }
+    }
+
+    /// `onResponse` with an argument that carries nothing, for code written as `.onResponse { _ in … }`
+    /// (as Apple's `SessionPropertyValues` documentation writes it).
+    public func onResponse(perform action: @escaping @Sendable (()) async throws -> Void) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.onResponse.append { try await action(()) } }
+    }
+
     /// Runs an action for every tool call, before the tool runs. An error it throws ends the request.
     public func onToolCall(perform action: @escaping @Sendable (Transcript.ToolCall) async throws -> Void)
         -> some LanguageModelSession.DynamicProfile

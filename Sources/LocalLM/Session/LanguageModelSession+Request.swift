@@ -33,11 +33,21 @@ extension LanguageModelSession {
         let started = ContinuousClock.now
 
         var transcript = before
-        var firstEntry = transcript.endIndex
         let responseFormat = schema.map { Transcript.ResponseFormat(schema: $0) }
-        transcript.entries.append(
-            .prompt(Transcript.Prompt(segments: prompt.segments, options: options, responseFormat: responseFormat)))
+        let promptEntry = Transcript.Prompt(segments: prompt.segments, options: options, responseFormat: responseFormat)
+        transcript.entries.append(.prompt(promptEntry))
         setTranscript(transcript)
+        // The entries this request added, and where the first of them that is left starts: hooks
+        // and tools may edit the history, this request's part of it included.
+        var added: Set<String> = [promptEntry.id]
+        var firstEntry: Int { transcript.entries.firstIndex { added.contains($0.id) } ?? transcript.entries.endIndex }
+        // Profile hooks and tools run with the session's property values, and may edit the
+        // transcript through them; the request continues from what they left.
+        func insideSession<T>(_ work: () async throws -> T) async rethrows -> T {
+            let result = try await SessionPropertyValues.$current.withValue(properties) { try await work() }
+            transcript = self.transcript
+            return result
+        }
         logger.debug("request started", metadata: ["prompt": "\(prompt.text)"])
 
         var usage = Usage()
@@ -49,16 +59,18 @@ extension LanguageModelSession {
                 try Task.checkCancellation()
                 var roundOptions = options
                 var roundTools = tools
-                var hooks: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
+                var resolved = ResolvedProfile()
                 if let profile {
-                    let resolved = SessionPropertyStore.$current.withValue(properties) { profile() }
+                    resolved = await insideSession { profile() }
                     roundTools = resolved.tools
-                    hooks = resolved.onToolCall
                     roundOptions.toolCallingMode = options.toolCallingMode ?? resolved.toolCallingMode
                     roundOptions.temperature = options.temperature ?? resolved.temperature
                     policy = resolved.transcriptErrorHandlingPolicy ?? transcriptErrorHandlingPolicy
-                    if Self.setInstructions(resolved.instructions, tools: resolved.tools, in: &transcript) { firstEntry += 1 }
+                    Self.setInstructions(resolved.instructions, tools: resolved.tools, in: &transcript)
                     setTranscript(transcript)
+                    if rounds == 0 {
+                        for hook in resolved.onPrompt { try await insideSession { try await hook() } }
+                    }
                 }
                 let collector = EventCollector()
                 let progress = StreamingContent(structured: schema != nil)
@@ -68,7 +80,9 @@ extension LanguageModelSession {
                 }
                 let request = LanguageModelExecutorGenerationRequest(
                     id: requestID, transcript: transcript, generationOptions: roundOptions,
-                    contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt), schema: schema)
+                    contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: resolved.reasoningLevel),
+                    schema: schema)
+                try checkCapabilities(of: request, tools: roundTools)
                 do {
                     try await executor.respond(request, channel)
                 } catch {
@@ -82,28 +96,29 @@ extension LanguageModelSession {
                 try Task.checkCancellation()
 
                 if !result.reasoning.isEmpty {
-                    transcript.entries.append(
-                        .reasoning(Transcript.Reasoning(
-                            id: result.reasoningID ?? UUID().uuidString,
-                            segments: [.text(Transcript.TextSegment(content: result.reasoning))])))
+                    let reasoning = Transcript.Reasoning(
+                        id: result.reasoningID ?? UUID().uuidString, segments: [.text(Transcript.TextSegment(content: result.reasoning))])
+                    transcript.entries.append(.reasoning(reasoning))
+                    added.insert(reasoning.id)
                 }
 
                 if !result.toolCalls.isEmpty {
                     rounds += 1
                     guard rounds <= maximumToolRounds else { throw ToolCallLimitExceeded(maximumToolRounds: maximumToolRounds) }
-                    transcript.entries.append(
-                        .toolCalls(Transcript.ToolCalls(id: result.toolCallsID ?? UUID().uuidString, result.toolCalls)))
+                    let calls = Transcript.ToolCalls(id: result.toolCallsID ?? UUID().uuidString, result.toolCalls)
+                    transcript.entries.append(.toolCalls(calls))
+                    added.insert(calls.id)
                     setTranscript(transcript)
                     logger.debug(
                         "tool calls", metadata: ["round": "\(rounds)", "calls": "\(result.toolCalls.map(\.description))"])
                     for call in result.toolCalls {
-                        for hook in hooks {
-                            try await SessionPropertyStore.$current.withValue(properties) { try await hook(call) }
-                        }
+                        for hook in resolved.onToolCall { try await insideSession { try await hook(call) } }
                     }
-                    let outputs = try await callTools(
-                        result.toolCalls, tools: roundTools, placement: placement, requestSessions: requestSessions)
+                    let outputs = try await insideSession {
+                        try await callTools(result.toolCalls, tools: roundTools, placement: placement, requestSessions: requestSessions)
+                    }
                     transcript.entries.append(contentsOf: outputs.map { .toolOutput($0) })
+                    added.formUnion(outputs.map(\.id))
                     setTranscript(transcript)
                     continue
                 }
@@ -115,10 +130,13 @@ extension LanguageModelSession {
                     } else {
                         .text(Transcript.TextSegment(content: result.text))
                     }
-                transcript.entries.append(
-                    .response(Transcript.Response(
-                        id: result.responseID ?? UUID().uuidString, assetIDs: [executor.modelName], segments: [segment])))
+                let response = Transcript.Response(
+                    id: result.responseID ?? UUID().uuidString, assetIDs: [executor.modelName], segments: [segment])
+                transcript.entries.append(.response(response))
+                added.insert(response.id)
                 setTranscript(transcript)
+                let outcome = RequestOutcome(rawContent: content, transcriptEntries: transcript.entries[firstEntry...], usage: usage)
+                for hook in resolved.onResponse { try await insideSession { try await hook() } }
                 setResponding(false)
                 let elapsed = ContinuousClock.now - started
                 logger.debug(
@@ -127,8 +145,7 @@ extension LanguageModelSession {
                         "inputTokens": "\(usage.inputTokenCount)", "cachedInputTokens": "\(usage.cachedInputTokenCount)",
                         "outputTokens": "\(usage.outputTokenCount)", "toolRounds": "\(rounds)", "elapsed": "\(elapsed)",
                     ])
-                return RequestOutcome(
-                    rawContent: content, transcriptEntries: transcript.entries[firstEntry...], usage: usage)
+                return outcome
             }
         } catch {
             if policy?.value == .preserve {
@@ -192,8 +209,7 @@ extension LanguageModelSession {
     }
 
     /// Makes the transcript's instructions entry (the first) say what a profile says.
-    /// Returns whether it inserted the entry.
-    private static func setInstructions(_ instructions: Instructions?, tools: [any Tool], in transcript: inout Transcript) -> Bool {
+    private static func setInstructions(_ instructions: Instructions?, tools: [any Tool], in transcript: inout Transcript) {
         let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
         let segments = instructions?.segments ?? []
         if case .instructions(var existing)? = transcript.entries.first {
@@ -202,9 +218,7 @@ extension LanguageModelSession {
             transcript.entries[0] = .instructions(existing)
         } else if !segments.isEmpty || !definitions.isEmpty {
             transcript.entries.insert(.instructions(Transcript.Instructions(segments: segments, toolDefinitions: definitions)), at: 0)
-            return true
         }
-        return false
     }
 
     /// The content of a finished response; output that does not parse is a `decodingFailure`.
@@ -224,6 +238,7 @@ extension LanguageModelSession {
     package static func publicError(_ error: any Swift.Error, entries: [Transcript.Entry]) -> any Swift.Error {
         switch error {
         case let error as LanguageModelError:
+            if case .unsupportedCapability = error { return error }
             if case .refusal(let info) = error {
                 return GenerationError.refusal(
                     GenerationError.Refusal(transcriptEntries: entries),

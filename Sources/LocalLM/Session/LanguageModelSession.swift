@@ -19,8 +19,10 @@ public final class LanguageModelSession: Sendable, Observable {
     package let logger: Logger
     /// The dynamic profile, worked out before every round of a request.
     package let profile: (@Sendable () -> ResolvedProfile)?
-    /// Values the profile's `@SessionProperty`s read and write.
-    package let properties = SessionPropertyStore()
+    /// The values of the session's managed properties: its `history` and the entries declared with
+    /// `@SessionPropertyEntry`, which its profile, dynamic instructions and tools read and write
+    /// with `@SessionProperty`.
+    public let properties = SessionPropertyValues()
     /// The session's place among agents: depth and bounds.
     package let agent = Mutex(AgentState())
     /// The session's node in the call graph: its transcript and the sessions its tool calls started.
@@ -36,9 +38,19 @@ public final class LanguageModelSession: Sendable, Observable {
     private let maximumToolRoundsStorage = Mutex(8)
 
     /// A full record of the session: instructions, prompts, tool calls and outputs, responses.
+    ///
+    /// Setting it between requests replaces the conversation (the next request re-prefills from the
+    /// first token that differs). While the session responds, only its own profile hooks and tools
+    /// may change it; a write from anywhere else is refused and logged as
+    /// `transcriptMutationWhileResponding`.
     public var transcript: Transcript {
-        registrar.access(self, keyPath: \.transcript)
-        return state.withLock { $0.transcript }
+        get {
+            registrar.access(self, keyPath: \.transcript)
+            return state.withLock { $0.transcript }
+        }
+        set {
+            replaceTranscript(fromInside: SessionPropertyValues.current === properties) { _ in newValue }
+        }
     }
 
     /// Whether the session is responding to a request. Observable.
@@ -67,6 +79,7 @@ public final class LanguageModelSession: Sendable, Observable {
         var logger = LogHandlerOverride.logger(label: "LocalLM.session")
         logger[metadataKey: "model"] = "\(executor.modelName)"
         self.logger = logger
+        properties.attach(to: self)
     }
 
     private static func makeExecutor(_ model: some LanguageModel) -> AnyLanguageModelExecutor {
@@ -145,6 +158,29 @@ public final class LanguageModelSession: Sendable, Observable {
         registrar.withMutation(of: self, keyPath: \.isResponding) {
             state.withLock { $0.isResponding = value }
         }
+    }
+
+    /// Replaces the transcript's history, keeping its instructions (``SessionPropertyValues/history``).
+    package func replaceHistory(with history: Transcript.HistoryView, fromInside: Bool) {
+        replaceTranscript(fromInside: fromInside) { $0.replacingHistory(with: history) }
+    }
+
+    /// Changes the transcript, unless a request is running and the change does not come from it.
+    private func replaceTranscript(fromInside: Bool, _ change: (Transcript) -> Transcript) {
+        let changed: Transcript? = registrar.withMutation(of: self, keyPath: \.transcript) {
+            state.withLock { state in
+                guard !state.isResponding || fromInside else { return nil }
+                state.transcript = change(state.transcript)
+                return state.transcript
+            }
+        }
+        guard let changed else {
+            logger.error(
+                "transcript change refused",
+                metadata: ["error": "\(LanguageModelSession.Error.transcriptMutationWhileResponding)"])
+            return
+        }
+        agentNode.record(changed)
     }
 
     package func setTranscript(_ transcript: Transcript) {

@@ -14,13 +14,20 @@ package struct ChatMessage: Sendable, Equatable {
     /// For a tool message: the call it answers, and the tool's name.
     package var toolCallID: String?
     package var name: String?
+    /// For an assistant message: the reasoning the model wrote before it (`reasoning_content`, which
+    /// reasoning templates render or drop as they choose).
+    package var reasoningContent: String?
 
-    package init(role: Role, content: String, toolCalls: [ChatToolCall] = [], toolCallID: String? = nil, name: String? = nil) {
+    package init(
+        role: Role, content: String, toolCalls: [ChatToolCall] = [], toolCallID: String? = nil, name: String? = nil,
+        reasoningContent: String? = nil
+    ) {
         self.role = role
         self.content = content
         self.toolCalls = toolCalls
         self.toolCallID = toolCallID
         self.name = name
+        self.reasoningContent = reasoningContent
     }
 }
 

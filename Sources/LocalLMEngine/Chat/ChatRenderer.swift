@@ -19,6 +19,8 @@ package struct ChatRenderer: Sendable {
     package let templateRendersCalls: Bool
     /// How this model's family writes tool calls.
     package let format: ToolCallFormat
+    /// How the model reasons, when its template has a reasoning mode.
+    package let reasoning: ReasoningFormat?
 
     package init(template: ChatTemplate, bosToken: String = "", eosToken: String = "") {
         self.template = template
@@ -27,6 +29,7 @@ package struct ChatRenderer: Sendable {
         templateTakesTools = template.source.contains("tools")
         templateRendersCalls = template.source.contains("tool_calls")
         format = ToolCallFormat(templateSource: template.source)
+        reasoning = ReasoningFormat(templateSource: template.source)
     }
 
     package init(_ model: ModelChatTemplate) {
@@ -34,22 +37,27 @@ package struct ChatRenderer: Sendable {
     }
 
     /// The prompt for `messages`, with `tools` offered (none: the template's tool-less form), ending
-    /// with the assistant's generation prompt when `addGenerationPrompt`.
-    package func render(_ messages: [ChatMessage], tools: [ChatTool] = [], addGenerationPrompt: Bool = true) throws(EngineError) -> String {
+    /// with the assistant's generation prompt when `addGenerationPrompt`. `enableThinking` sets the
+    /// template's thinking switch (`enable_thinking`); `nil` leaves it undefined, the template's default.
+    package func render(
+        _ messages: [ChatMessage], tools: [ChatTool] = [], addGenerationPrompt: Bool = true, enableThinking: Bool? = nil
+    ) throws(EngineError) -> String {
         let rendered =
             !templateTakesTools ? textMessages(messages, tools: tools)
             : templateRendersCalls ? messages
             : messages.map { message in
                 guard !message.toolCalls.isEmpty else { return message }
                 let calls = format.render(calls: message.toolCalls)
-                return ChatMessage(role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls)
+                return ChatMessage(
+                    role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls,
+                    reasoningContent: message.reasoningContent)
             }
         let templateTools: [JinjaValue]? =
             templateTakesTools && !tools.isEmpty ? tools.map { JinjaValue(json: $0.definition) } : nil
         do {
             return try template.render(
                 messages: rendered.map(Self.jinja(message:)), tools: templateTools, addGenerationPrompt: addGenerationPrompt,
-                bosToken: bosToken, eosToken: eosToken)
+                bosToken: bosToken, eosToken: eosToken, extra: enableThinking.map { ["enable_thinking": .bool($0)] } ?? [:])
         } catch {
             throw .template(error)
         }
@@ -74,7 +82,9 @@ package struct ChatRenderer: Sendable {
                 toolsPlaced = true
             case .assistant where !message.toolCalls.isEmpty:
                 let calls = format.render(calls: message.toolCalls)
-                out.append(ChatMessage(role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls))
+                out.append(ChatMessage(
+                    role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls,
+                    reasoningContent: message.reasoningContent))
             case .tool:
                 pendingOutputs.append(format.render(output: message.content))
             default:
@@ -109,6 +119,7 @@ package struct ChatRenderer: Sendable {
         }
         if let id = message.toolCallID { pairs.append(("tool_call_id", .string(id))) }
         if let name = message.name { pairs.append(("name", .string(name))) }
+        if let reasoning = message.reasoningContent { pairs.append(("reasoning_content", .string(reasoning))) }
         return .object(JinjaObject(pairs))
     }
 

@@ -1,0 +1,145 @@
+import Foundation
+import LocalLM
+import LocalLMTestSupport
+import Testing
+
+extension SessionPropertyValues {
+    @SessionPropertyEntry
+    var answeredTurns: Int = 0
+}
+
+/// Context management with a dynamic profile on the real Qwen2.5-Coder-0.5B-Instruct: a 20-turn
+/// conversation on a 2,048-token context, compacted every 5 turns from `.onResponse`, never runs
+/// out of context; the cache is reused up to the first token the compaction changed.
+@Suite("Context management on Qwen2.5-Coder-0.5B", .serialized)
+struct ContextManagementTests {
+    static let questions = [
+        "What is a linked list?", "How do I reverse a string in Python?", "What does HTTP 404 mean?",
+        "Name a sorting algorithm that runs in n log n time.", "What is a hash map?", "What is recursion?",
+        "How do I read a file in Swift?", "What is a race condition?", "What does git rebase do?",
+        "What is the difference between a process and a thread?", "What is Big O notation?",
+        "How do I declare a constant in Swift?", "What is a REST API?", "What is a mutex?",
+        "How does binary search work?", "What is JSON?", "What is a closure?", "What does SQL JOIN do?",
+        "What is a unit test?", "What is a compiler?",
+    ]
+
+    static func model() throws -> SystemLanguageModel {
+        SystemLanguageModel(contentsOf: try TestModels.require(TestModels.qwen05), configuration: .init(contextSize: 2048))
+    }
+
+    static let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 64)
+
+    /// Every fifth response, keep only the last exchange (prompt and response).
+    struct TrimmingProfile: LanguageModelSession.DynamicProfile {
+        @SessionProperty(\.history) var history
+        @SessionProperty(\.answeredTurns) var turns
+
+        var body: some LanguageModelSession.DynamicProfile {
+            Profile {
+                "You are a concise programming assistant. Answer in one or two sentences."
+            }
+            .onResponse {
+                turns += 1
+                if turns % 5 == 0 {
+                    history = Array(history.suffix(2))
+                }
+            }
+        }
+    }
+
+    struct Turn {
+        var input: Int
+        var cached: Int
+        var output: Int
+        var prefilled: Int { input - cached }
+    }
+
+    @Test func twentyTurnsCompactedEveryFiveStayInsideTheContext() async throws {
+        let session = LanguageModelSession(model: try Self.model(), profile: TrimmingProfile())
+        var turns: [Turn] = []
+        for question in Self.questions {
+            // Throws contextSizeExceeded if the conversation outgrows the context.
+            let response = try await session.respond(to: question, options: Self.options)
+            turns.append(Turn(input: response.usage.inputTokenCount, cached: response.usage.cachedInputTokenCount, output: response.usage.outputTokenCount))
+        }
+        #expect(session.properties.answeredTurns == 20)
+        print("turn\tprompt tokens\tcached\tprefilled\toutput")
+        for (index, turn) in turns.enumerated() {
+            print("\(index + 1)\t\(turn.input)\t\(turn.cached)\t\(turn.prefilled)\t\(turn.output)")
+        }
+        let withReuse = turns.map(\.prefilled).reduce(0, +)
+        let withoutReuse = turns.map(\.input).reduce(0, +)
+        print("prefilled over 20 turns: \(withReuse) tokens with prefix reuse, \(withoutReuse) without")
+
+        for (index, turn) in turns.enumerated() {
+            #expect(turn.input + turn.output <= 2048, "turn \(index + 1)")
+            guard index > 0 else { continue }
+            let previous = turns[index - 1]
+            if index % 5 == 0 {
+                // Right after a compaction: the instructions are reused, the cut history is not.
+                #expect(turn.cached > 0, "turn \(index + 1)")
+                #expect(turn.cached < previous.input, "turn \(index + 1)")
+            } else {
+                // Otherwise the whole previous prompt is still in the cache.
+                #expect(turn.cached >= previous.input, "turn \(index + 1)")
+            }
+        }
+        // The history never holds more than five exchanges.
+        #expect(turns.map(\.input).max() ?? 0 < turns[4].input + 5 * 90)
+        #expect(withReuse * 2 < withoutReuse)
+    }
+
+    /// Every fifth response, a second session summarizes the conversation so far, and the history
+    /// becomes that summary plus the last exchange.
+    struct SummarizingProfile: LanguageModelSession.DynamicProfile {
+        @SessionProperty(\.history) var history
+        @SessionProperty(\.answeredTurns) var turns
+        let summarizer: SystemLanguageModel
+
+        var body: some LanguageModelSession.DynamicProfile {
+            Profile {
+                "You are a concise programming assistant. Answer in one or two sentences."
+            }
+            .onResponse {
+                turns += 1
+                guard turns % 5 == 0 else { return }
+                let old = history.dropLast(2).compactMap { entry -> String? in
+                    switch entry {
+                    case .prompt(let prompt): "Question: " + prompt.segments.renderedText
+                    case .response(let response): "Answer: " + response.segments.renderedText
+                    default: nil
+                    }
+                }
+                let summary = try await LanguageModelSession(
+                    model: summarizer, instructions: "Summarize conversations in at most three short sentences."
+                )
+                .respond(to: old.joined(separator: "\n"), options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 80))
+                .content
+                let note = Transcript.Prompt(segments: [.text(.init(content: "Summary of our conversation so far: " + summary))])
+                history = [.prompt(note)] + Array(history.suffix(2))
+            }
+        }
+    }
+
+    @Test func aSummarizingProfileKeepsASummaryAndTheLastExchange() async throws {
+        let model = try Self.model()
+        let session = LanguageModelSession(model: model, profile: SummarizingProfile(summarizer: model))
+        var inputs: [Int] = []
+        for question in Self.questions.prefix(10) {
+            let response = try await session.respond(to: question, options: Self.options)
+            inputs.append(response.usage.inputTokenCount)
+        }
+        let history = session.properties.history
+        // Summary, last question, last answer.
+        #expect(history.count == 3)
+        guard case .prompt(let note) = history.first else {
+            Issue.record("the summary is not first")
+            return
+        }
+        print("summary kept in the history after 10 turns: \(note.segments.renderedText)")
+        print("prompt tokens per turn: \(inputs)")
+        #expect(note.segments.renderedText.hasPrefix("Summary of our conversation so far: "))
+        #expect(note.segments.renderedText.count > "Summary of our conversation so far: ".count + 20)
+        #expect(inputs[5] < inputs[4])
+    }
+}
