@@ -195,3 +195,29 @@ struct SessionPropertiesTests {
         #expect(history.wrappedValue.isEmpty)
     }
 }
+
+/// `historyTransform`: the model is shown a transformed history; the transcript keeps everything.
+@Suite("History transform")
+struct HistoryTransformTests {
+    struct LastTwo: LanguageModelSession.DynamicProfile {
+        var body: some LanguageModelSession.DynamicProfile {
+            Profile { "Be brief." }
+                .historyTransform { Array($0.suffix(2)) }
+        }
+    }
+
+    @Test func theModelSeesTheTransformAndTheTranscriptKeepsEverything() async throws {
+        let model = ScriptedModel([.text(["one"]), .text(["two"]), .text(["three"])])
+        let session = LanguageModelSession(model: model, profile: LastTwo())
+        for prompt in ["a", "b", "c"] { _ = try await session.respond(to: prompt) }
+        #expect(session.transcript.count == 7)
+        let shown = model.script.requests[2].transcript
+        // Instructions, then the last two history entries: b's response "two" and the prompt "c".
+        #expect(shown.count == 3)
+        guard case .instructions = shown.first, case .prompt(let prompt) = shown.last else {
+            Issue.record("unexpected shown transcript \(shown)")
+            return
+        }
+        #expect(prompt.segments.renderedText == "c")
+    }
+}

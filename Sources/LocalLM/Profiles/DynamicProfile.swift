@@ -78,6 +78,8 @@ package struct ResolvedProfile: Sendable {
     package var reasoningLevel: ContextOptions.ReasoningLevel?
     package var onToolCall: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
     package var onPrompt: [@Sendable () async throws -> Void] = []
+    /// Applied in order to the history the model is shown (not to the transcript).
+    package var historyTransforms: [@Sendable ([Transcript.Entry]) -> [Transcript.Entry]] = []
     package var onResponse: [@Sendable () async throws -> Void] = []
 }
 

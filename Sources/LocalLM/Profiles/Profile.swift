@@ -103,6 +103,15 @@ extension LanguageModelSession.DynamicProfile {
         modified { $0.reasoningLevel = reasoningLevel }
     }
 
+    /// Transforms the history the model is shown before each invocation, without changing the
+    /// session's transcript: `.historyTransform { Array($0.suffix(20)) }` shows the last twenty
+    /// entries. The cache is reused up to the first token the transform changed.
+    public func historyTransform(_ transform: @escaping @Sendable ([Transcript.Entry]) -> [Transcript.Entry])
+        -> some LanguageModelSession.DynamicProfile
+    {
+        modified { $0.historyTransforms.append(transform) }
+    }
+
     /// Runs an action once per request, before the model is first invoked under this profile. An
     /// error it throws ends the request, and `respond` throws it.
     public func onPrompt(perform action: @escaping @Sendable () async throws -> Void) -> some LanguageModelSession.DynamicProfile {

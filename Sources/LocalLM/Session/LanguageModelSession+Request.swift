@@ -78,8 +78,12 @@ extension LanguageModelSession {
                     guard let text = collector.apply(event), let onProgress else { return }
                     await onProgress(progress.update(text))
                 }
+                let shown =
+                    resolved.historyTransforms.isEmpty
+                    ? transcript
+                    : transcript.replacingHistory(with: resolved.historyTransforms.reduce(transcript.history) { $1($0) })
                 let request = LanguageModelExecutorGenerationRequest(
-                    id: requestID, transcript: transcript, generationOptions: roundOptions,
+                    id: requestID, transcript: shown, generationOptions: roundOptions,
                     contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: resolved.reasoningLevel),
                     schema: schema)
                 try checkCapabilities(of: request, tools: roundTools)
