@@ -4,6 +4,7 @@
 // stands in for a real one so each program runs in milliseconds.
 import Foundation
 import LocalLM
+import Synchronization
 import Testing
 
 extension SessionPropertyValues {
@@ -157,5 +158,76 @@ struct Apple27ProgramTests {
         _ = try await session.respond(to: "one")
         session.transcript = Transcript(entries: session.transcript.prefix(1))
         #expect(session.transcript.count == 1)
+    }
+}
+
+/// Dynamic instructions as Apple's "Composing dynamic sessions" article and WWDC session write them:
+/// instructions, a tool, and a tool included only in some app states.
+final class CraftState: Sendable {
+    private let origami = Mutex(false)
+    var usesOrigami: Bool {
+        get { origami.withLock { $0 } }
+        set { origami.withLock { $0 = newValue } }
+    }
+}
+
+struct BrainstormFacilitator: DynamicInstructions, Sendable {
+    let state: CraftState
+    var body: some DynamicInstructions {
+        Instructions {
+            "You are a warm and friendly crafting brainstorm facilitator."
+        }
+        WeatherTool(log: CallLog())
+        if state.usesOrigami {
+            OrigamiExpert()
+        }
+    }
+}
+
+struct OrigamiExpert: Tool {
+    let description = "Answers origami questions"
+    @Generable struct Arguments {
+        var question: String
+    }
+    func call(arguments: Arguments) async throws -> String { "Fold it in half." }
+}
+
+struct CraftProfile: LanguageModelSession.DynamicProfile, Sendable {
+    let state: CraftState
+    var body: some LanguageModelSession.DynamicProfile {
+        Profile { BrainstormFacilitator(state: state) }
+            .temperature(1)
+    }
+}
+
+@Suite("Apple's 27 dynamic instructions as documented")
+struct Apple27DynamicInstructionsTests {
+    private static func toolNames(_ transcript: Transcript) -> [String] {
+        guard case .instructions(let instructions)? = transcript.first else { return [] }
+        return instructions.toolDefinitions.map(\.name)
+    }
+
+    @Test func instructionsAreWorkedOutBeforeEveryRequest() async throws {
+        let state = CraftState()
+        let model = ScriptedModel([.text(["a"]), .text(["b"])])
+        let session = LanguageModelSession(model: model, dynamicInstructions: BrainstormFacilitator(state: state))
+        _ = try await session.respond(to: "Ideas?")
+        state.usesOrigami = true
+        _ = try await session.respond(to: "More ideas?")
+        let requests = model.script.requests
+        #expect(Self.toolNames(requests[0].transcript) == ["getWeather"])
+        #expect(Self.toolNames(requests[1].transcript) == ["getWeather", "OrigamiExpert"])
+        guard case .instructions(let instructions)? = requests[1].transcript.first else { return }
+        #expect(instructions.segments.renderedText.hasPrefix("You are a warm and friendly"))
+    }
+
+    @Test func aProfileOfDynamicInstructions() async throws {
+        let state = CraftState()
+        state.usesOrigami = true
+        let model = ScriptedModel([.text(["a"])])
+        let session = LanguageModelSession(model: model, profile: CraftProfile(state: state))
+        _ = try await session.respond(to: "Ideas?")
+        #expect(Self.toolNames(model.script.requests[0].transcript) == ["getWeather", "OrigamiExpert"])
+        #expect(model.script.requests[0].generationOptions.temperature == 1)
     }
 }
