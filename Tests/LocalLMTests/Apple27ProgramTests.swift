@@ -231,3 +231,42 @@ struct Apple27DynamicInstructionsTests {
         #expect(model.script.requests[0].generationOptions.temperature == 1)
     }
 }
+
+/// A custom modifier, as Apple's `DynamicProfileModifier` declares one.
+struct CarefulModifier: LanguageModelSession.DynamicProfileModifier {
+    func body(content: Content) -> some DynamicProfile {
+        content
+            .temperature(0.2)
+            .toolCallingMode(.disallowed)
+    }
+}
+
+/// A profile whose requests run on a model of its own.
+struct OtherModelProfile: LanguageModelSession.DynamicProfile, Sendable {
+    let other: ScriptedModel
+    var body: some LanguageModelSession.DynamicProfile {
+        Profile { "Use the other model." }
+            .model(other)
+            .modifier(CarefulModifier())
+    }
+}
+
+@Suite("Apple's 27 profile modifiers as documented")
+struct Apple27ModifierTests {
+    @Test func aCustomModifierAndAModelPerProfile() async throws {
+        let sessionModel = ScriptedModel([.text(["from the session's model"])])
+        let other = ScriptedModel([.text(["from the profile's model"]), .text(["again"])])
+        let session = LanguageModelSession(model: sessionModel, profile: OtherModelProfile(other: other))
+        let first = try await session.respond(to: "Which model?")
+        let second = try await session.respond(to: "And now?")
+        #expect(first.content == "from the profile's model")
+        #expect(second.content == "again")
+        #expect(sessionModel.script.requests.isEmpty)
+        // One executor for the profile's model: the second request saw the first turn.
+        #expect(other.script.requests.count == 2)
+        #expect(other.script.requests[1].transcript.count == 4)
+        let options = other.script.requests[0].generationOptions
+        #expect(options.temperature == 0.2)
+        #expect(options.toolCallingMode == .disallowed)
+    }
+}

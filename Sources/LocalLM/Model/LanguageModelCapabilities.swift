@@ -44,7 +44,9 @@ extension LanguageModel {
 extension LanguageModelSession {
     /// Throws `unsupportedCapability` when `request` needs what the session's model cannot do:
     /// tools it may call, a response schema, or a reasoning level.
-    package func checkCapabilities(of request: LanguageModelExecutorGenerationRequest, tools: [any Tool]) throws {
+    package static func checkCapabilities(
+        of request: LanguageModelExecutorGenerationRequest, tools: [any Tool], on executor: AnyLanguageModelExecutor
+    ) throws {
         let capabilities = executor.capabilities()
         var needed: [(LanguageModelCapabilities.Capability, String)] = []
         if !tools.isEmpty && request.generationOptions.toolCallingMode != .disallowed {

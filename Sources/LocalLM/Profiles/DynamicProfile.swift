@@ -76,6 +76,8 @@ package struct ResolvedProfile: Sendable {
     package var temperature: Double?
     package var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy?
     package var reasoningLevel: ContextOptions.ReasoningLevel?
+    /// The model to run this profile's requests on, instead of the session's.
+    package var model: (any LanguageModel)?
     package var onToolCall: [@Sendable (Transcript.ToolCall) async throws -> Void] = []
     package var onPrompt: [@Sendable () async throws -> Void] = []
     /// Applied in order to the history the model is shown (not to the transcript).

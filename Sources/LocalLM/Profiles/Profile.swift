@@ -87,6 +87,13 @@ extension LanguageModelSession.DynamicProfile {
         modified { $0.toolCallingMode = toolCallingMode }
     }
 
+    /// Runs this profile's requests on `model` instead of the session's. Each model keeps its own
+    /// executor (and KV cache) for the session, made the first time a profile picks it; the
+    /// transcript is shared, so switching models re-prefills it on the other model.
+    public func model(_ model: some LanguageModel) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.model = model }
+    }
+
     /// Sets the sampling temperature of requests made under this profile.
     public func temperature(_ temperature: Double?) -> some LanguageModelSession.DynamicProfile {
         modified { $0.temperature = temperature }

@@ -60,9 +60,11 @@ extension LanguageModelSession {
                 var roundOptions = options
                 var roundTools = tools
                 var resolved = ResolvedProfile()
+                var executor = self.executor
                 if let profile {
                     resolved = await insideSession { profile() }
                     roundTools = resolved.tools
+                    executor = self.executor(for: resolved.model)
                     roundOptions.toolCallingMode = options.toolCallingMode ?? resolved.toolCallingMode
                     roundOptions.temperature = options.temperature ?? resolved.temperature
                     policy = resolved.transcriptErrorHandlingPolicy ?? transcriptErrorHandlingPolicy
@@ -86,7 +88,7 @@ extension LanguageModelSession {
                     id: requestID, transcript: shown, generationOptions: roundOptions,
                     contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: resolved.reasoningLevel),
                     schema: schema)
-                try checkCapabilities(of: request, tools: roundTools)
+                try Self.checkCapabilities(of: request, tools: roundTools, on: executor)
                 do {
                     try await executor.respond(request, channel)
                 } catch {

@@ -15,6 +15,8 @@ public final class LanguageModelSession: Sendable, Observable {
 
     package let state: Mutex<State>
     package let executor: AnyLanguageModelExecutor
+    /// Executors of the models profiles picked with `.model(_:)`, by executor configuration.
+    private let profileExecutors = Mutex<[AnyHashable: AnyLanguageModelExecutor]>([:])
     package let tools: [any Tool]
     package let logger: Logger
     /// The dynamic profile, worked out before every round of a request.
@@ -188,6 +190,22 @@ public final class LanguageModelSession: Sendable, Observable {
             state.withLock { $0.transcript = transcript }
         }
         agentNode.record(transcript)
+    }
+
+    /// The executor for a profile's model: the session's own when the profile names none.
+    package func executor(for model: (any LanguageModel)?) -> AnyLanguageModelExecutor {
+        guard let model else { return executor }
+        return profileExecutors.withLock { executors in
+            let key = Self.executorKey(model)
+            if let made = executors[key] { return made }
+            let made = Self.makeExecutor(model)
+            executors[key] = made
+            return made
+        }
+    }
+
+    private static func executorKey<Model: LanguageModel>(_ model: Model) -> AnyHashable {
+        AnyHashable(model.executorConfiguration)
     }
 
     /// Marks the session busy, or throws `concurrentRequests` if it already is.
