@@ -270,3 +270,55 @@ struct Apple27ModifierTests {
         #expect(options.toolCallingMode == .disallowed)
     }
 }
+
+extension SessionPropertyValues {
+    @SessionPropertyEntry
+    var activeProfile: String = ""
+
+    @SessionPropertyEntry
+    var activations: [String] = []
+
+    @SessionPropertyEntry
+    var editingImage: Bool = true
+}
+
+/// Apple's `onActivate(perform:)` example, in a profile that switches on a session property.
+struct PresentationProfile: LanguageModelSession.DynamicProfile {
+    @SessionProperty(\.activeProfile) var activeProfile
+    @SessionProperty(\.activations) var activations
+    @SessionProperty(\.editingImage) var isEditingImage
+
+    var body: some LanguageModelSession.DynamicProfile {
+        if isEditingImage {
+            Profile { Instructions("You edit images.") }
+                .onActivate {
+                    activeProfile = "image"
+                    activations.append("image")
+                }
+        } else {
+            Profile { Instructions("You edit animations.") }
+                .onActivate {
+                    activeProfile = "animation"
+                    activations.append("animation")
+                }
+        }
+    }
+}
+
+@Suite("Apple's 27 onActivate and AnyDynamicProfile")
+struct Apple27ActivationTests {
+    @Test func onActivateRunsWhenAProfileBecomesActiveAgain() async throws {
+        let session = LanguageModelSession(
+            model: ScriptedModel([.text(["1"]), .text(["2"]), .text(["3"]), .text(["4"])]),
+            profile: LanguageModelSession.AnyDynamicProfile(PresentationProfile()))
+        _ = try await session.respond(to: "a")
+        _ = try await session.respond(to: "b")
+        #expect(session.properties.activations == ["image"])
+        session.properties.editingImage = false
+        _ = try await session.respond(to: "c")
+        #expect(session.properties.activeProfile == "animation")
+        session.properties.editingImage = true
+        _ = try await session.respond(to: "d")
+        #expect(session.properties.activations == ["image", "animation", "image"])
+    }
+}

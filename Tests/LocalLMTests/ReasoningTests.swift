@@ -4,6 +4,7 @@ import LocalLMEngine
 import LocalLMGGUF
 import LocalLMJinja
 import LocalLMTestSupport
+import Synchronization
 import Testing
 
 /// Reasoning on a model whose chat template has a thinking mode: Qwen3's real template on a tiny
@@ -49,6 +50,26 @@ struct ReasoningTests {
             Profile { ReasoningTests.golden.system }
                 .reasoningLevel(level)
         }
+    }
+
+    final class Seen: Sendable {
+        let reasoning = Mutex<[String]>([])
+    }
+
+    struct Observing: LanguageModelSession.DynamicProfile {
+        let seen: Seen
+        var body: some LanguageModelSession.DynamicProfile {
+            Profile { ReasoningTests.golden.system }
+                .onReasoning { reasoning in seen.reasoning.withLock { $0.append(reasoning.segments.renderedText) } }
+        }
+    }
+
+    /// `onReasoning` runs with the reasoning the model produced.
+    @Test func onReasoningSeesTheReasoning() async throws {
+        let seen = Seen()
+        let session = LanguageModelSession(model: Self.model, profile: Observing(seen: seen))
+        _ = try await session.respond(to: Self.golden.prompt, options: Self.options)
+        #expect(seen.reasoning.withLock { $0 } == [Self.golden.reasoning])
     }
 
     @Test func theModelDeclaresReasoning() {

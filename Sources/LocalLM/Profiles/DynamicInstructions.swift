@@ -51,7 +51,7 @@ extension LanguageModelSession {
     /// Creates a session whose instructions and tools are worked out from `dynamicInstructions`
     /// before every request to the model. `history` holds the entries after the instructions.
     public convenience init(
-        model: some LanguageModel = SystemLanguageModel.default, dynamicInstructions: some DynamicInstructions & Sendable,
+        model: some LanguageModel = SystemLanguageModel.default, dynamicInstructions: sending some DynamicInstructions,
         history: some Collection<Transcript.Entry> = []
     ) {
         self.init(model: model, profile: DynamicInstructionsProfile(instructions: dynamicInstructions), history: history)
@@ -59,7 +59,7 @@ extension LanguageModelSession {
 }
 
 /// The profile of a session made from dynamic instructions alone.
-struct DynamicInstructionsProfile<Instructions: DynamicInstructions & Sendable>: LanguageModelSession.DynamicProfile, Sendable {
+struct DynamicInstructionsProfile<Instructions: DynamicInstructions>: LanguageModelSession.DynamicProfile {
     let instructions: Instructions
 
     var body: some LanguageModelSession.DynamicProfile {

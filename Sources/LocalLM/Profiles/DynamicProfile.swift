@@ -43,18 +43,43 @@ extension LanguageModelSession {
 
         package func resolve(into profile: inout ResolvedProfile) {
             switch choice {
-            case .first(let first): LanguageModelSession.resolve(first, into: &profile)
-            case .second(let second): LanguageModelSession.resolve(second, into: &profile)
+            case .first(let first):
+                profile.path.append("if")
+                LanguageModelSession.resolve(first, into: &profile)
+            case .second(let second):
+                profile.path.append("else")
+                LanguageModelSession.resolve(second, into: &profile)
             }
+            profile.path.removeLast()
         }
     }
 
     /// Works out a profile: primitive profiles apply themselves, others their `body`.
+    /// Works out a profile: primitive profiles apply themselves, others their `body`. The path of
+    /// types and branches taken identifies each part of the result across rounds (for `onActivate`).
     package static func resolve(_ profile: some DynamicProfile, into resolved: inout ResolvedProfile) {
+        resolved.path.append(String(reflecting: type(of: profile)))
+        defer { resolved.path.removeLast() }
         if let primitive = profile as? any PrimitiveProfile {
             primitive.resolve(into: &resolved)
         } else {
             resolve(profile.body, into: &resolved)
+        }
+    }
+
+    /// A type-erased dynamic profile.
+    public struct AnyDynamicProfile: LanguageModelSession.DynamicProfile, PrimitiveProfile {
+        let resolveProfile: (inout ResolvedProfile) -> Void
+
+        /// Creates an instance from the dynamic profile you specify.
+        public init(_ dynamicProfile: any LanguageModelSession.DynamicProfile) {
+            resolveProfile = { LanguageModelSession.resolve(dynamicProfile, into: &$0) }
+        }
+
+        public var body: Never { fatalError("AnyDynamicProfile has no body") }
+
+        package func resolve(into profile: inout ResolvedProfile) {
+            resolveProfile(&profile)
         }
     }
 }
@@ -83,6 +108,11 @@ package struct ResolvedProfile: Sendable {
     /// Applied in order to the history the model is shown (not to the transcript).
     package var historyTransforms: [@Sendable ([Transcript.Entry]) -> [Transcript.Entry]] = []
     package var onResponse: [@Sendable () async throws -> Void] = []
+    package var onReasoning: [@Sendable (Transcript.Reasoning) async throws -> Void] = []
+    /// `onActivate` actions by the path of the profile they belong to.
+    package var onActivate: [(path: String, action: @Sendable () async -> Void)] = []
+    /// Where resolution is: the types and branches from the top profile down.
+    package var path: [String] = []
 }
 
 extension LanguageModelSession.DynamicProfile {

@@ -119,6 +119,27 @@ extension LanguageModelSession.DynamicProfile {
         modified { $0.historyTransforms.append(transform) }
     }
 
+    /// Runs an action whenever this profile's request produces reasoning (models with the
+    /// `.reasoning` capability), after the reasoning is in the transcript. An error it throws is
+    /// what `respond` throws.
+    public func onReasoning(perform action: @escaping @Sendable () async throws -> Void) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.onReasoning.append { _ in try await action() } }
+    }
+
+    /// `onReasoning` with the reasoning entry.
+    public func onReasoning(perform action: @escaping @Sendable (Transcript.Reasoning) async throws -> Void)
+        -> some LanguageModelSession.DynamicProfile
+    {
+        modified { $0.onReasoning.append(action) }
+    }
+
+    /// Runs an action when this profile becomes active: the first time it is part of the session's
+    /// resolved profile, and again each time it comes back after a round without it (an `if` in a
+    /// `body` that chose another branch). It runs before the round's other hooks.
+    public func onActivate(perform action: @escaping @Sendable () async -> Void) -> some LanguageModelSession.DynamicProfile {
+        modified { $0.onActivate.append((path: $0.path.joined(separator: "/"), action: action)) }
+    }
+
     /// Runs an action once per request, before the model is first invoked under this profile. An
     /// error it throws ends the request, and `respond` throws it.
     public func onPrompt(perform action: @escaping @Sendable () async throws -> Void) -> some LanguageModelSession.DynamicProfile {

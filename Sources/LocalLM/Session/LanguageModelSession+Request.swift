@@ -65,6 +65,14 @@ extension LanguageModelSession {
                     resolved = await insideSession { profile() }
                     roundTools = resolved.tools
                     executor = self.executor(for: resolved.model)
+                    let active = Set(resolved.onActivate.map(\.path))
+                    let before = activeProfiles.withLock { previous in
+                        defer { previous = active }
+                        return previous
+                    }
+                    for (path, action) in resolved.onActivate where !before.contains(path) {
+                        await insideSession { await action() }
+                    }
                     roundOptions.toolCallingMode = options.toolCallingMode ?? resolved.toolCallingMode
                     roundOptions.temperature = options.temperature ?? resolved.temperature
                     policy = resolved.transcriptErrorHandlingPolicy ?? transcriptErrorHandlingPolicy
@@ -106,6 +114,8 @@ extension LanguageModelSession {
                         id: result.reasoningID ?? UUID().uuidString, segments: [.text(Transcript.TextSegment(content: result.reasoning))])
                     transcript.entries.append(.reasoning(reasoning))
                     added.insert(reasoning.id)
+                    setTranscript(transcript)
+                    for hook in resolved.onReasoning { try await insideSession { try await hook(reasoning) } }
                 }
 
                 if !result.toolCalls.isEmpty {

@@ -17,6 +17,8 @@ public final class LanguageModelSession: Sendable, Observable {
     package let executor: AnyLanguageModelExecutor
     /// Executors of the models profiles picked with `.model(_:)`, by executor configuration.
     private let profileExecutors = Mutex<[AnyHashable: AnyLanguageModelExecutor]>([:])
+    /// The paths of the `onActivate` profiles of the last resolved round.
+    package let activeProfiles = Mutex<Set<String>>([])
     package let tools: [any Tool]
     package let logger: Logger
     /// The dynamic profile, worked out before every round of a request.
@@ -129,13 +131,17 @@ public final class LanguageModelSession: Sendable, Observable {
 
     /// Creates a session whose instructions, tools and settings come from a dynamic profile,
     /// worked out again before every round of every request.
+    ///
+    /// The profile is sent to the session, as Apple's signature says: the session owns it from
+    /// here on and works it out only inside its requests, which never overlap.
     public convenience init(
-        model: some LanguageModel = SystemLanguageModel.default, profile: some DynamicProfile & Sendable,
+        model: some LanguageModel = SystemLanguageModel.default, profile: sending some DynamicProfile,
         history: some Collection<Transcript.Entry> = []
     ) {
+        let owned = SentProfile(profile)
         let resolve: @Sendable () -> ResolvedProfile = {
             var resolved = ResolvedProfile()
-            LanguageModelSession.resolve(profile, into: &resolved)
+            LanguageModelSession.resolve(owned.profile, into: &resolved)
             return resolved
         }
         self.init(
@@ -223,6 +229,14 @@ public final class LanguageModelSession: Sendable, Observable {
         }
         return begun
     }
+}
+
+/// A profile the session was sent. It is read only while the session works out a round, and a
+/// session runs one request at a time (`beginRequest`), so no two threads read it at once; the
+/// caller gave up its reference when it sent it.
+private final class SentProfile<Profile: LanguageModelSession.DynamicProfile>: @unchecked Sendable {
+    let profile: Profile
+    init(_ profile: sending Profile) { self.profile = profile }
 }
 
 /// Options for how a session manages its transcript when a request fails.
