@@ -162,3 +162,28 @@ struct ContextManagementTests {
         #expect(inputs[5] < inputs[4])
     }
 }
+
+/// The cache after a history edit holds exactly what a fresh prefill of the edited transcript
+/// would: a session that trimmed its history (and reused its cache up to the cut) answers the next
+/// question with the same greedy tokens as a new session given the trimmed transcript.
+@Suite("KV cache after history edits (SmolLM2)", .serialized)
+struct HistoryEditCacheTests {
+    static let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 32)
+
+    @Test(arguments: [1, 2, 3])
+    func aTrimmedSessionAnswersAsAFreshOne(kept: Int) async throws {
+        let model = SystemLanguageModel(contentsOf: try TestModels.require(TestModels.smolLM2))
+        let session = LanguageModelSession(model: model, instructions: "You are a concise assistant.")
+        _ = try await session.respond(to: "Name a fruit.", options: Self.options)
+        _ = try await session.respond(to: "Name a color.", options: Self.options)
+        session.properties.history = Array(session.properties.history.suffix(kept))
+        let trimmed = session.transcript
+        let reused = try await session.respond(to: "Name an animal.", options: Self.options)
+        #expect(reused.usage.cachedInputTokenCount > 0)
+
+        let fresh = LanguageModelSession(model: model, transcript: trimmed)
+        let prefilled = try await fresh.respond(to: "Name an animal.", options: Self.options)
+        #expect(prefilled.usage.cachedInputTokenCount == 0)
+        #expect(reused.content == prefilled.content)
+    }
+}
