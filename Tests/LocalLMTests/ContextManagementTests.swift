@@ -81,6 +81,9 @@ struct ContextManagementTests {
         print("the whole conversation, uncompacted: \(uncompacted) tokens; the context holds 2048")
         #expect(uncompacted > 2048)
         #expect(session.properties.answeredTurns == 20)
+        if case .prompt(let prompt) = session.properties.history.first, case .response(let answer) = session.properties.history.last {
+            print("last exchange kept: Q: \(prompt.segments.renderedText) A: \(answer.segments.renderedText)")
+        }
         print("turn\tprompt tokens\tcached\tprefilled\toutput")
         for (index, turn) in turns.enumerated() {
             print("\(index + 1)\t\(turn.input)\t\(turn.cached)\t\(turn.prefilled)\t\(turn.output)")

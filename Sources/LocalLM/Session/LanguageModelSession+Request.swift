@@ -14,8 +14,12 @@ extension LanguageModelSession {
     /// content after every text delta, for streaming.
     ///
     /// Errors leave the transcript as the policy says (reverted by default) and the session usable.
+    ///
+    /// `validate` checks the final content (that it makes the requested type) before it enters the
+    /// transcript, so a response the caller cannot get is a failure of the request.
     package func performRequest(
         prompt: Prompt, schema: GenerationSchema?, includeSchemaInPrompt: Bool, options: GenerationOptions,
+        validate: ((GeneratedContent) throws -> Void)? = nil,
         onProgress: (@Sendable (GeneratedContent) async -> Void)? = nil
     ) async throws -> RequestOutcome {
         let before = try beginRequest()
@@ -140,6 +144,7 @@ extension LanguageModelSession {
                 }
 
                 let content = try Self.finalContent(of: result.text, schema: schema)
+                try validate?(content)
                 let segment: Transcript.Segment =
                     if let schema {
                         .structure(Transcript.StructuredSegment(source: schema.schemaName, content: content))
@@ -237,16 +242,24 @@ extension LanguageModelSession {
         }
     }
 
-    /// The content of a finished response; output that does not parse is a `decodingFailure`.
+    /// The content of a finished response; output that does not parse, or stops before its value
+    /// is complete (the token budget ran out), is a `decodingFailure`.
     package static func finalContent(of text: String, schema: GenerationSchema?) throws -> GeneratedContent {
         guard schema != nil else { return GeneratedContent(text) }
+        let content: GeneratedContent
         do {
-            return try GeneratedContent(json: text)
+            content = try GeneratedContent(json: text)
         } catch {
             throw GenerationError.decodingFailure(
                 GenerationError.Context(
                     debugDescription: "the response is not valid JSON for the schema: \(error)", underlyingError: error))
         }
+        guard content.isComplete else {
+            throw GenerationError.decodingFailure(
+                GenerationError.Context(
+                    debugDescription: "the response ended before its value was complete (the token budget ran out?): \(text)"))
+        }
+        return content
     }
 
     /// What callers see: executor errors (`LanguageModelError`, `LanguageModelSession.Error`) become

@@ -77,7 +77,8 @@ extension LanguageModelSession {
         options: GenerationOptions = GenerationOptions()
     ) async throws -> Response<Content> {
         let outcome = try await performRequest(
-            prompt: prompt, schema: Content.generationSchema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+            prompt: prompt, schema: Content.generationSchema, includeSchemaInPrompt: includeSchemaInPrompt, options: options,
+            validate: { _ = try Self.decode(Content.self, from: $0) })
         return Response(
             content: try Self.decode(Content.self, from: outcome.rawContent), rawContent: outcome.rawContent,
             transcriptEntries: outcome.transcriptEntries, usage: outcome.usage)

@@ -30,15 +30,25 @@ extension LanguageModelSession {
 
         public struct AsyncIterator: AsyncIteratorProtocol {
             fileprivate var base: AsyncThrowingStream<GeneratedContent, any Swift.Error>.AsyncIterator
+            fileprivate let run: StreamRun
 
+            /// The next snapshot. When the iterating task is cancelled, the request is cancelled and
+            /// this throws `CancellationError` once the session has put its transcript back and is
+            /// ready for the next request.
             public mutating func next() async throws -> Snapshot? {
-                guard let raw = try await base.next() else { return nil }
+                guard let raw = try await base.next() else {
+                    if Task.isCancelled {
+                        await run.finished()
+                        throw CancellationError()
+                    }
+                    return nil
+                }
                 return Snapshot(content: try Content.PartiallyGenerated(raw), rawContent: raw)
             }
         }
 
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(base: run.start().makeAsyncIterator())
+            AsyncIterator(base: run.start().makeAsyncIterator(), run: run)
         }
 
         /// Waits for the request to finish and returns the complete response.
@@ -46,6 +56,8 @@ extension LanguageModelSession {
             let stream = run.start()
             for try await _ in stream {}
             guard let outcome = run.outcome else {
+                // Cancelled: return once the session is ready for the next request.
+                await run.finished()
                 throw CancellationError()
             }
             let content = try LanguageModelSession.decode(Content.self, from: outcome.rawContent)
@@ -57,10 +69,11 @@ extension LanguageModelSession {
 }
 
 /// The one request behind a `ResponseStream`, started on first use.
-private final class StreamRun: Sendable {
+fileprivate final class StreamRun: Sendable {
     private struct State {
         var stream: AsyncThrowingStream<GeneratedContent, any Swift.Error>?
         var outcome: LanguageModelSession.RequestOutcome?
+        var task: Task<Void, Never>?
     }
 
     private let session: LanguageModelSession
@@ -83,6 +96,11 @@ private final class StreamRun: Sendable {
 
     var outcome: LanguageModelSession.RequestOutcome? { state.withLock { $0.outcome } }
 
+    /// Waits until the request has ended (finished, failed or been cancelled).
+    func finished() async {
+        await state.withLock { $0.task }?.value
+    }
+
     /// The stream of cumulative contents; the request starts on the first call.
     func start() -> AsyncThrowingStream<GeneratedContent, any Swift.Error> {
         state.withLock { state in
@@ -91,10 +109,8 @@ private final class StreamRun: Sendable {
             let task = Task { [self] in
                 do {
                     let outcome = try await session.performRequest(
-                        prompt: prompt, schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options
-                    ) { content in
-                        continuation.yield(content)
-                    }
+                        prompt: prompt, schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options,
+                        onProgress: { content in continuation.yield(content) })
                     self.state.withLock { $0.outcome = outcome }
                     // The last snapshot is the complete response (a schema response may parse
                     // differently once complete).
@@ -108,6 +124,7 @@ private final class StreamRun: Sendable {
                 if case .cancelled = termination { task.cancel() }
             }
             state.stream = stream
+            state.task = task
             return stream
         }
     }
