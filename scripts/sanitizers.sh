@@ -8,7 +8,7 @@
 #
 # The concurrency suites: sequences and sessions sharing one model, concurrent respond and tool calls,
 # cancellation, agents with parallel workers, the thread pool and the serial model executor.
-# Logs: .build-tsan/sanitizers.log, .build-asan/sanitizers.log. A sanitizer report fails the run
+# Logs: .build-tsan-release/sanitizers.log (or -debug), likewise .build-asan-*. A sanitizer report fails the run
 # (halt_on_error), so a clean exit means none was found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,14 +17,18 @@ scripts/fetch-models.sh >/dev/null
 
 concurrency='KVCacheTests|TokenizerConcurrencyTests|ThreadPoolTests|ModelWorkExecutorTests|GenerationTests|LanguageModelSessionTests|ToolLoopTests|AgentCallGraphTests|AgentProgramTests|LazyToolCallTests|SessionObservabilityTests'
 
+# SANITIZER_CONFIG=debug builds without optimization: far quicker to build (swift-syntax with
+# ThreadSanitizer in release did not finish in an hour on 2 cores), far slower to run real models.
+config=${SANITIZER_CONFIG:-release}
+
 sanitize() {
-    local sanitizer=$1 scratch=$2 filter=$3
-    swift build -c release --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -enable-testing --build-tests
+    local sanitizer=$1 scratch=$2-$config filter=$3
+    swift build -c "$config" --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -enable-testing --build-tests
     local args=(--no-parallel)
     [[ -n $filter ]] && args+=(--filter "$filter")
     # Serially, as scripts/test.sh runs them (the real-model suites use every core).
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
-        swift test -c release --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -enable-testing --skip-build \
+        swift test -c "$config" --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -enable-testing --skip-build \
         "${args[@]}" 2>&1 | tee "$scratch/sanitizers.log"
     local status=${PIPESTATUS[0]}
     if grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$scratch/sanitizers.log"; then
