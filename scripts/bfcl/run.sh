@@ -38,9 +38,10 @@ out=".build/bfcl/$model"
 mkdir -p "$out"
 python3 scripts/bfcl/prepare.py --data "$data" --per-category "$per" --seed "$seed" --out "$out/cases.jsonl"
 
-swift build -c release --product LocalLMBenchmarks > "$out/build.log" 2>&1 \
+# The test build's flags (-enable-testing), so this build and the tests' share one .build/release.
+swift build -c release -Xswiftc -enable-testing --product LocalLMBenchmarks > "$out/build.log" 2>&1 \
   || { tail -30 "$out/build.log"; exit 1; }
-bin="$(swift build -c release --show-bin-path)"
+bin="$(swift build -c release -Xswiftc -enable-testing --show-bin-path)"
 
 echo "== LocalLM" >&2
 "$bin/LocalLMBenchmarks" bfcl --cases "$out/cases.jsonl" --model "$path" --out "$out/locallm.jsonl"
