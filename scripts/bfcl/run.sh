@@ -52,5 +52,5 @@ else
   python3 scripts/bfcl/llama_cpp_run.py --cases "$out/cases.jsonl" --model "$path" --threads "$threads" --out "$out/llama.jsonl"
   cp "$out/cases.jsonl" "$out/llama-cases.jsonl"
 fi
-python3 scripts/bfcl/score.py --data "$data" --cases "$out/cases.jsonl" --json "$out/table.json" \
+python3 scripts/bfcl/score.py --data "$data" --cases "$out/cases.jsonl" --json "$out/table.json" --verdicts "$out/verdicts.jsonl" \
   LocalLM="$out/locallm.jsonl" llama.cpp="$out/llama.jsonl" | tee "$out/table.md"
