@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes tiny random-weight qwen2 and qwen3 GGUF files for the runtime's fidelity tests.
+"""Writes tiny random-weight qwen2 and qwen3 GGUF files for the runtime's fidelity tests, and (with
+--families) one tinier GGUF per tool-call family with that family's real chat template embedded.
 
 There is no real qwen2/qwen3 model on this machine, so these files exercise the two architectures'
 code paths (Q/K/V biases; per-head Q/K RMSNorm; key_length != width/heads; NeoX RoPE) against
@@ -9,6 +10,15 @@ llama.cpp. They are small (a few hundred KB) and deterministic (fixed seeds).
 
 Writes Tests/Fixtures/runtime/tiny-qwen2.gguf and tiny-qwen3.gguf. Goldens for them come from
 scripts/goldens/runtime_goldens.py (run it after this script).
+
+  python3 scripts/make-tiny-models.py --families
+
+writes only Tests/Fixtures/tools/tiny-<family>.gguf (about 100 KB each): the qwen2 architecture at
+width 64, one layer, F16/Q8_0 weights, and the vocabulary below plus the family's own special tokens
+(its turn markers and call markers, typed CONTROL as the real models type them), its BOS/EOS, and
+its template from Tests/Fixtures/templates/ as `tokenizer.chat_template`. The engine tests load them
+as a user loads a model: the format comes from the embedded template, and a call must be
+constrained and parsed through the marker tokens.
 
 The vocabulary is a byte-level GPT-2 style one of our own (256 byte tokens, a few merges, ChatML
 specials) so that llama.cpp's tokenizer loads it; the tests feed token ids directly.
@@ -40,12 +50,12 @@ def byte_tokens():
     return [chr(c) for _, c in sorted(zip(bs, cs))]
 
 
-def vocabulary():
+def vocabulary(specials=("<|endoftext|>", "<|im_start|>", "<|im_end|>")):
     tokens = byte_tokens()
     merges = ["Ġ t", "h e", "Ġ a", "i n", "Ġt he", "e r", "o n", "Ġ s", "r e", "Ġ w"]
     for m in merges:
         tokens.append(m.replace(" ", ""))
-    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    specials = list(specials)
     types = [gguf.TokenType.NORMAL] * len(tokens) + [gguf.TokenType.CONTROL] * len(specials)
     tokens += specials
     return tokens, types, merges
@@ -94,13 +104,14 @@ def add_vector(w, rng, name, n, mean, scale):
     w.add_tensor(name, (mean + rng.standard_normal(n) * scale).astype(np.float32))
 
 
-def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types):
+def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types, family=None):
     rng = np.random.default_rng(seed)
-    tokens, ttypes, merges = vocabulary()
+    tokens, ttypes, merges = vocabulary(family["specials"]) if family else vocabulary()
     n_vocab = len(tokens)
     w = gguf.GGUFWriter(path, arch)
-    w.add_name(f"tiny-random-{arch}")
-    w.add_context_length(256)
+    w.add_name(f"tiny-random-{family['name']}" if family else f"tiny-random-{arch}")
+    # Family models read whole templated prompts with tools, about one token a byte here.
+    w.add_context_length(8192 if family else 256)
     w.add_embedding_length(width)
     w.add_block_count(layers)
     w.add_feed_forward_length(ff)
@@ -116,9 +127,17 @@ def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types):
     w.add_token_list(tokens)
     w.add_token_types(ttypes)
     w.add_token_merges(merges)
-    w.add_eos_token_id(tokens.index("<|im_end|>"))
-    w.add_bos_token_id(tokens.index("<|endoftext|>"))
-    w.add_add_bos_token(False)
+    if family:
+        w.add_description("random weights, written by scripts/make-tiny-models.py --families")
+        w.add_eos_token_id(tokens.index(family["eos"]))
+        w.add_bos_token_id(tokens.index(family["bos"]))
+        w.add_add_bos_token(False)
+        with open(os.path.join(ROOT, "Tests", "Fixtures", "templates", family["template"]), encoding="utf-8") as f:
+            w.add_chat_template(f.read())
+    else:
+        w.add_eos_token_id(tokens.index("<|im_end|>"))
+        w.add_bos_token_id(tokens.index("<|endoftext|>"))
+        w.add_add_bos_token(False)
     hk = head_k if head_k is not None else width // heads
 
     add_weight(w, rng, "token_embd.weight", n_vocab, width, types["embd"], 1.0)
@@ -151,7 +170,42 @@ def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types):
     print(path, os.path.getsize(path), "bytes", file=sys.stderr)
 
 
+# One model per tool-call family: its template (Tests/Fixtures/templates/) and the special tokens
+# the template and the call format use, as the family's real vocabulary has them.
+FAMILIES = [
+    {"name": "hermes", "template": "Qwen-Qwen2.5-7B-Instruct.jinja", "bos": "<|endoftext|>", "eos": "<|im_end|>",
+     "specials": ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]},
+    {"name": "llama3", "template": "meta-llama-Llama-3.1-8B-Instruct.jinja", "bos": "<|begin_of_text|>", "eos": "<|eot_id|>",
+     "specials": ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
+                  "<|eom_id|>", "<|python_tag|>"]},
+    {"name": "mistral", "template": "Mistral-Small-3.2-24B-Instruct-2506.jinja", "bos": "<s>", "eos": "</s>",
+     "specials": ["<s>", "</s>", "[INST]", "[/INST]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[AVAILABLE_TOOLS]",
+                  "[/AVAILABLE_TOOLS]", "[TOOL_CALLS]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[CALL_ID]", "[ARGS]"]},
+    {"name": "granite", "template": "ibm-granite-granite-3.3-2B-Instruct.jinja", "bos": "<|end_of_text|>",
+     "eos": "<|end_of_text|>", "specials": ["<|end_of_text|>", "<|start_of_role|>", "<|end_of_role|>", "<|tool_call|>"]},
+    {"name": "lfm2", "template": "LFM2-8B-A1B.jinja", "bos": "<|startoftext|>", "eos": "<|im_end|>",
+     "specials": ["<|startoftext|>", "<|im_start|>", "<|im_end|>", "<|tool_list_start|>", "<|tool_list_end|>",
+                  "<|tool_call_start|>", "<|tool_call_end|>", "<|tool_response_start|>", "<|tool_response_end|>"]},
+    {"name": "gemma", "template": "google-gemma-2-2b-it.jinja", "bos": "<bos>", "eos": "<end_of_turn>",
+     "specials": ["<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>"]},
+]
+
+
+def families():
+    out = os.path.join(ROOT, "Tests", "Fixtures", "tools")
+    os.makedirs(out, exist_ok=True)
+    for n, family in enumerate(FAMILIES):
+        write("qwen2", os.path.join(out, f"tiny-{family['name']}.gguf"), seed=10 + n, width=64, heads=2, kv_heads=1,
+              head_k=None, ff=128, layers=1,
+              types={"embd": T.F16, "q": T.Q8_0, "k": T.Q8_0, "v": T.Q8_0, "o": T.Q8_0, "gate": T.Q8_0,
+                     "up": T.Q8_0, "down": T.Q8_0, "output": None},
+              family=family)
+
+
 def main():
+    if "--families" in sys.argv[1:]:
+        families()
+        return
     os.makedirs(OUT, exist_ok=True)
     # qwen2: width 256 (K-quants need multiples of 256 columns), tied output (no output.weight).
     write("qwen2", os.path.join(OUT, "tiny-qwen2.gguf"), seed=2, width=256, heads=4, kv_heads=2, head_k=None,

@@ -1,5 +1,6 @@
 import Foundation
 import LocalLM
+import LocalLMEngine
 
 /// The LocalLM side of the function-calling evaluation (`scripts/bfcl/run.sh`, Docs/tools.md).
 ///
@@ -13,6 +14,10 @@ import LocalLM
 /// Only the first round is of interest (BFCL's single-turn categories score the first reply), so a
 /// tool records its call and then throws: the session stops after that round with a `ToolCallError`,
 /// which the runner counts as "called". The transcript's tool-calls entry gives the call order.
+///
+/// Each record also holds `prompt`: the text the model read, rendered again from the session's
+/// transcript and the prompt the way the session renders them (the engine's ChatRenderer), so it
+/// can be diffed with the llama.cpp runner's `prompt`.
 let functionCallingBenchmark = BenchmarkSuite(name: "bfcl") { arguments in
     func value(_ flag: String) -> String? {
         guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
@@ -26,7 +31,7 @@ let functionCallingBenchmark = BenchmarkSuite(name: "bfcl") { arguments in
     let maximumTokens = value("--max-tokens").flatMap(Int.init) ?? 384
     let model = SystemLanguageModel(contentsOf: URL(fileURLWithPath: modelPath), configuration: .init(contextSize: 4096))
     let lines = try String(contentsOfFile: casesPath, encoding: .utf8).split(separator: "\n").prefix(limit)
-    FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
     guard let out = FileHandle(forWritingAtPath: outPath) else {
         print("cannot write \(outPath)")
         return
@@ -106,6 +111,9 @@ private func runFunctionCallingCase(_ line: String, model: SystemLanguageModel, 
     let session = instructions.map { LanguageModelSession(model: model, tools: tools, instructions: $0) }
         ?? LanguageModelSession(model: model, tools: tools)
     let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: maximumTokens)
+    let asked = Transcript(entries: Array(session.transcript) + [.prompt(Transcript.Prompt(segments: [.text(.init(content: user))]))])
+    let engine = try EngineRegistry.shared.engine(for: model.engineKey)
+    record["prompt"] = try ChatRenderer(engine.chatTemplate).render(asked.chatMessages(), tools: asked.chatTools)
     do {
         let response = try await session.respond(to: user, options: options)
         record["text"] = response.content

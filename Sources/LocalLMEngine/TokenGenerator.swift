@@ -130,7 +130,11 @@ package final class TokenGenerator {
         sampler.accept(token)
         ids.append(token)
         pending = token
-        let piece = detokenizer.append(Int32(token))
+        // A marker a call grammar writes (`[TOOL_CALLS]`, `<|tool_call|>`) may be a control token
+        // to the vocabulary, and is text to the grammar (not in its table's special ids): its
+        // text is output, so the call reads as the grammar read it and lazy triggers see it.
+        let isGrammarText = grammar?.constraint.map { !$0.tokens.special.contains(token) } ?? false
+        let piece = detokenizer.append(Int32(token), asText: isGrammarText)
         text += piece
         if longestStop > 0, let stop = cutAtStopString(newBytes: piece.utf8.count + longestStop) {
             stopReason = .stopString(stop)

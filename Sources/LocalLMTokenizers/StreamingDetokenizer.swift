@@ -17,9 +17,10 @@ public struct StreamingDetokenizer: Sendable {
         self.stripsLeadingSpace = stripsLeadingSpace
     }
 
-    /// Adds one token; returns the text that is now complete (possibly empty).
-    public mutating func append(_ id: Int32) -> String {
-        var piece = tokenizer.tokenBytes(id, special: special)
+    /// Adds one token; returns the text that is now complete (possibly empty). `asText` gives a
+    /// control token its text even when ``special`` is off (a marker a grammar reads as text).
+    public mutating func append(_ id: Int32, asText: Bool = false) -> String {
+        var piece = tokenizer.tokenBytes(id, special: special || asText)
         if isFirst {
             isFirst = false
             if stripsLeadingSpace && tokenizer.vocabulary.addSpacePrefix && piece.first == 0x20 { piece.removeFirst() }

@@ -66,6 +66,63 @@ import Testing
         }
     }
 
+    /// One tiny model per family with the family's real template embedded and its marker tokens
+    /// in the vocabulary as control tokens (`scripts/make-tiny-models.py --families`): loaded as a
+    /// user loads a model, the format is the template's, and a `.required` call — through the
+    /// marker tokens or their bytes, as the random model picks — parses to a valid call. (The
+    /// budget is large: a random model spends most tokens on the whitespace JSON allows.)
+    static let familyModels: [(String, ToolCallFormat.Family)] = [
+        ("tiny-hermes.gguf", .hermes), ("tiny-llama3.gguf", .llama3), ("tiny-mistral.gguf", .mistral),
+        ("tiny-granite.gguf", .toolCallToken), ("tiny-lfm2.gguf", .lfm2), ("tiny-gemma.gguf", .generic),
+    ]
+
+    @Test(arguments: familyModels, [1, 2, 3] as [UInt64])
+    func aFamilyModelWritesAValidCallInItsForm(file: (String, ToolCallFormat.Family), seed: UInt64) async throws {
+        let (name, family) = file
+        let engine = try GGUFEngine(contentsOf: Fixtures.url("tools/" + name), threads: 2, contextSize: 8192, cacheType: .f32)
+        let renderer = ChatRenderer(engine.chatTemplate)
+        #expect(renderer.format.family == family)
+        let tool = ChatTool(name: "get_weather", description: "Weather forecast", parameters: try JSONValue(parsing: Self.parameters))
+        let prompt = try renderer.render([ChatMessage(role: .user, content: "Weather in Oslo for 3 days?")], tools: [tool])
+        let decoder = try ToolCallDecoder(engine: engine, tools: [tool], mode: .required, format: renderer.format)
+        var options = SamplingOptions()
+        options.temperature = 3
+        options.seed = seed
+        // The whole distribution, flattened (no top-k or min-p, temperature 3), and a frequency
+        // penalty over the whole output: the random model's logits are sharp, and left alone it
+        // loops in the list families, a call after a call (`,` over `]`) until the budget ends.
+        options.topK = 0
+        options.topP = 1
+        options.minP = 0
+        options.frequencyPenalty = 0.5
+        options.penaltyWindow = 4096
+        let generator = TokenGenerator(
+            sequence: try engine.makeSequence(), tokenizer: engine.tokenizer,
+            sampler: options.makeChain(mask: LogitMaskStep(decoder.grammar)), grammar: decoder.grammar,
+            limits: GenerationLimits(maxTokens: 3000))
+        _ = try await generator.prefill(engine.promptTokens(rendered: prompt), yielding: false)
+        while let token = try await generator.next() {
+            #expect(decoder.append(token.text).isEmpty)
+            if decoder.isFinished { break }
+            if decoder.grammar.constraint?.grammarMatcher.canTerminate == true { break }
+        }
+        let partial = try #require(decoder.partialCall)
+        if let opener = renderer.format.opener, family != .llama3 {
+            #expect(partial.hasPrefix(opener), "\(partial)")
+        }
+        let stopped = decoder.isFinished || decoder.grammar.constraint?.grammarMatcher.canTerminate == true ? nil : generator.stopReason
+        guard case .calls(let calls) = try decoder.finish(stopReason: stopped, tail: generator.finishText()) else {
+            Issue.record("expected calls from \(partial)")
+            return
+        }
+        let validator = JSONSchemaValidator(root: tool.parameters)
+        #expect(!calls.isEmpty)
+        for call in calls {
+            #expect(call.name == "get_weather")
+            #expect(validator.isValid(call.arguments), "\(call.arguments.compactText)")
+        }
+    }
+
     /// A call the budget cuts is an error carrying the partial call, not text.
     @Test func aCallCutByTheBudgetIsIncomplete() async throws {
         let engine = try Self.engine()

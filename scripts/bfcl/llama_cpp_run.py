@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
 """The llama.cpp side of the function-calling evaluation (scripts/bfcl/run.sh).
 
-For each case of prepare.py: renders the GGUF's own chat template with the tools (Python jinja2,
-as llama.cpp's server renders it with `tools`), generates greedily with llama-cpp-python, and reads
+For each case of prepare.py: renders the GGUF's own chat template with the tools (Python jinja2 set
+up as transformers sets it up, whose `tojson` keeps key order and does not HTML-escape, as llama.cpp's
+server renders it with `tools`), generates greedily with llama-cpp-python, and reads
 the calls leniently, as llama.cpp's Hermes parser does: `<tool_call>` blocks, ```json fences, and
 bare `{"name": …, "arguments"|"parameters": …}` objects or lists of them anywhere in the reply.
-Writes the same JSON lines as the LocalLM runner (`LocalLMBenchmarks bfcl`).
+Writes the same JSON lines as the LocalLM runner (`LocalLMBenchmarks bfcl`), with the rendered
+`prompt` of each case.
 """
 import argparse
 import json
+import os
 import sys
 import time
 
-import jinja2
 import llama_cpp
 from llama_cpp import Llama
 
 from prepare import strip_order
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "goldens"))
+from template_goldens import make_environment  # noqa: E402
 
 
 def as_call(obj):
@@ -69,9 +74,9 @@ def main():
     template_text = llm.metadata.get("tokenizer.chat_template")
     if not template_text:
         sys.exit("the model has no chat template")
-    env = jinja2.Environment(loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True)
-    env.globals["raise_exception"] = lambda message: (_ for _ in ()).throw(jinja2.TemplateError(message))
-    template = env.from_string(template_text)
+    # Plain jinja2's `tojson` sorts keys and HTML-escapes (`'` -> \u0027); transformers' and
+    # llama.cpp's keep the caller's order and the text as it is.
+    template = make_environment().from_string(template_text)
     vocab = llama_cpp.llama_model_get_vocab(llm.model)
     eos = llm.detokenize([llm.token_eos()]).decode("utf-8", "replace")
     bos = llm.detokenize([llm.token_bos()]).decode("utf-8", "replace") if llm.token_bos() >= 0 else ""
@@ -101,7 +106,7 @@ def main():
             for stop in ("<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>"):
                 text = text.split(stop)[0]
             calls = lenient_calls(text)
-            record = {"id": case["id"], "category": case["category"], "calls": calls, "text": text}
+            record = {"id": case["id"], "category": case["category"], "calls": calls, "text": text, "prompt": prompt}
             out.write(json.dumps(record, sort_keys=True) + "\n")
             out.flush()
             print(f"{n:4d} {case['id']} calls={len(calls)} {time.time() - started:.1f}s", file=sys.stderr)

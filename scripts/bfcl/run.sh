@@ -38,9 +38,10 @@ out=".build/bfcl/$model"
 mkdir -p "$out"
 python3 scripts/bfcl/prepare.py --data "$data" --per-category "$per" --seed "$seed" --out "$out/cases.jsonl"
 
-swift build -c release --product LocalLMBenchmarks > "$out/build.log" 2>&1 \
+# The test build's flags (-enable-testing), so this build and the tests' share one .build/release.
+swift build -c release -Xswiftc -enable-testing --product LocalLMBenchmarks > "$out/build.log" 2>&1 \
   || { tail -30 "$out/build.log"; exit 1; }
-bin="$(swift build -c release --show-bin-path)"
+bin="$(swift build -c release -Xswiftc -enable-testing --show-bin-path)"
 
 echo "== LocalLM" >&2
 "$bin/LocalLMBenchmarks" bfcl --cases "$out/cases.jsonl" --model "$path" --out "$out/locallm.jsonl"
@@ -51,5 +52,5 @@ else
   python3 scripts/bfcl/llama_cpp_run.py --cases "$out/cases.jsonl" --model "$path" --threads "$threads" --out "$out/llama.jsonl"
   cp "$out/cases.jsonl" "$out/llama-cases.jsonl"
 fi
-python3 scripts/bfcl/score.py --data "$data" --cases "$out/cases.jsonl" --json "$out/table.json" \
+python3 scripts/bfcl/score.py --data "$data" --cases "$out/cases.jsonl" --json "$out/table.json" --verdicts "$out/verdicts.jsonl" \
   LocalLM="$out/locallm.jsonl" llama.cpp="$out/llama.jsonl" | tee "$out/table.md"

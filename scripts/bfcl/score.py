@@ -45,6 +45,7 @@ def main():
     parser.add_argument("--data", required=True)
     parser.add_argument("--cases", required=True)
     parser.add_argument("--json", help="write the table here too")
+    parser.add_argument("--verdicts", help="write each case's verdict per engine here (JSON lines)")
     parser.add_argument("outputs", nargs="+", help="name=path")
     args = parser.parse_args()
     root = Path(args.data)
@@ -61,6 +62,7 @@ def main():
     categories = list(dict.fromkeys(c["category"] for c in cases.values()))
 
     table = {}
+    verdicts = []
     for spec in args.outputs:
         name, path = spec.split("=", 1)
         outputs = {o["id"]: o for o in load_lines(path)}
@@ -86,15 +88,19 @@ def main():
                         pass
             if cat == "irrelevance":
                 row["correct"] += int(not calls)
+                verdicts.append({"engine": name, "id": cid, "correct": not calls, "calls": calls})
                 continue
             model_output = [{c["name"]: c["arguments"]} for c in calls if isinstance(c.get("arguments"), dict)]
             if not model_output:
+                verdicts.append({"engine": name, "id": cid, "correct": False, "calls": calls, "error": "no call"})
                 continue
             try:
                 verdict = ast_checker(raw[cid], model_output, answers[cid], python, cat, "locallm")
             except Exception as error:  # a malformed output the checker cannot read is wrong
                 verdict = {"valid": False, "error": [str(error)]}
             row["correct"] += int(bool(verdict.get("valid")))
+            verdicts.append({"engine": name, "id": cid, "correct": bool(verdict.get("valid")), "calls": calls,
+                             "error": verdict.get("error")})
         table[name] = per
 
     names = list(table)
@@ -116,6 +122,10 @@ def main():
         print(f"| {cat} | {count} | " + " | ".join(cells) + " |")
     print("| overall | | " + " | ".join(
         f"{c}/{t} ({100 * c / t:.0f}%) | " if t else "- | " for c, t in totals.values()).rstrip(" |") + " |")
+    if args.verdicts:
+        with open(args.verdicts, "w") as f:
+            for v in verdicts:
+                f.write(json.dumps(v, sort_keys=True) + "\n")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(table, f, indent=1, sort_keys=True)

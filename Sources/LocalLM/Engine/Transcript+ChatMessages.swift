@@ -51,8 +51,11 @@ extension Transcript {
 }
 
 extension Transcript.ToolDefinition {
+    /// The tool as the engine takes it: the prompt shows the arguments' schema as a caller writes
+    /// one for a chat template (`promptJSONSchema`); the grammar enforces the full schema.
     package var chatTool: ChatTool {
-        ChatTool(name: name, description: description, parameters: parameters.jsonSchema.jsonValue)
+        ChatTool(name: name, description: description, parameters: parameters.jsonSchema.jsonValue,
+                 shownParameters: parameters.promptJSONSchema.jsonValue)
     }
 }
 

@@ -106,6 +106,15 @@ public struct GenerationSchema: Sendable, CustomDebugStringConvertible {
         return encoder.emitDocument()
     }
 
+    /// The schema as a prompt shows it in a tool's definition: plain JSON Schema as a caller writes
+    /// it for a chat template's `tools` (``JSONSchemaEmitter/Style/prompt``), or a verbatim
+    /// document as the caller gave it. The grammar compiles ``jsonSchema``.
+    package var promptJSONSchema: GeneratedContent {
+        if let verbatim { return verbatim }
+        var encoder = JSONSchemaEmitter(schema: self, style: .prompt)
+        return encoder.emitDocument()
+    }
+
     public var debugDescription: String {
         "GenerationSchema(\(jsonSchemaString))"
     }

@@ -1,10 +1,23 @@
-/// Writes a `GenerationSchema` as JSON Schema, in Apple's shape.
+/// Writes a `GenerationSchema` as JSON Schema, in Apple's shape or in the plain shape a prompt shows.
 ///
 /// Named types met below the root (Generable structs and enums, named dynamic schemas) are
 /// written once into `$defs` and referenced with `$ref`; the root refers to itself as `#`.
 /// Generable types are expanded here, on first use, which is what lets recursive types work.
 struct JSONSchemaEmitter {
+    enum Style {
+        /// Apple's encoding: `title`, `x-order`, `additionalProperties: false`, named types in `$defs`.
+        case apple
+        /// The schema as a caller writes one for a chat template's `tools` (OpenAI's style): named
+        /// types inline (only a type that contains itself is referenced), `type` then
+        /// `description`, no `title`, `x-order` or `additionalProperties`. Models are trained on
+        /// tool lists of this shape; the grammar still enforces the full schema.
+        case prompt
+    }
+
     private let schema: GenerationSchema
+    private let style: Style
+    /// Named types being written inline, outermost first (prompt style): meeting one again is recursion.
+    private var expanding: Set<String> = []
     private var rootName: String?
     /// Definitions emitted so far, in the order they were completed.
     private var definitions: [(String, GeneratedContent)] = []
@@ -13,8 +26,9 @@ struct JSONSchemaEmitter {
     /// Named schemas that may be referenced by name, from `init(root:dependencies:)`.
     private var known: [String: SchemaNode] = [:]
 
-    init(schema: GenerationSchema) {
+    init(schema: GenerationSchema, style: Style = .apple) {
         self.schema = schema
+        self.style = style
     }
 
     mutating func emitDocument() -> GeneratedContent {
@@ -56,20 +70,48 @@ struct JSONSchemaEmitter {
             learn(typeSchema)
             return use(typeSchema.root, guides: inner.merging(guides), description: description)
         case .reference(let name):
-            pairs = [("$ref", reference(to: name))]
-            if let node = known[name] { define(name, node) }
+            if let node = known[name], inlines(name) {
+                pairs = inline(name, node, guides: guides)
+            } else {
+                pairs = [("$ref", reference(to: name))]
+                if let node = known[name] { define(name, node) }
+            }
         default:
             if let name = node.typeName {
-                define(name, node)
-                pairs = [("$ref", reference(to: name))]
+                if inlines(name) {
+                    pairs = inline(name, node, guides: guides)
+                } else {
+                    define(name, node)
+                    pairs = [("$ref", reference(to: name))]
+                }
             } else {
                 pairs = typeBody(node, guides: guides)
             }
         }
         if let description {
-            pairs.append(("description", GeneratedContent(kind: .string(description))))
+            switch style {
+            case .apple:
+                pairs.append(("description", GeneratedContent(kind: .string(description))))
+            case .prompt:
+                // The property's description stands for the type's, right after `type`.
+                pairs.removeAll { $0.0 == "description" }
+                let at = pairs.first?.0 == "type" ? 1 : 0
+                pairs.insert(("description", GeneratedContent(kind: .string(description))), at: at)
+            }
         }
         return Self.object(pairs)
+    }
+
+    /// Whether a named type is written where it is used: in prompt style, unless it is the root or
+    /// one being written already (a type that contains itself).
+    private func inlines(_ name: String) -> Bool {
+        style == .prompt && name != rootName && !expanding.contains(name)
+    }
+
+    private mutating func inline(_ name: String, _ node: SchemaNode, guides: GuideConstraints) -> [(String, GeneratedContent)] {
+        expanding.insert(name)
+        defer { expanding.remove(name) }
+        return typeBody(node, guides: guides)
     }
 
     private func reference(to name: String) -> GeneratedContent {
@@ -90,7 +132,7 @@ struct JSONSchemaEmitter {
             pairs.append((key, GeneratedContent(kind: kind)))
         }
         func addTitle(_ name: String?, _ description: String?) {
-            if let name { add("title", .string(name)) }
+            if let name, style == .apple { add("title", .string(name)) }
             if let description { add("description", .string(description)) }
         }
         func addBounds(_ minimum: Double?, _ maximum: Double?) {
@@ -106,9 +148,15 @@ struct JSONSchemaEmitter {
                 propertySchemas.append((property.name, use(property.node, guides: .none, description: property.description)))
             }
             pairs.append(("properties", Self.object(propertySchemas)))
-            add("required", .array(properties.filter { !$0.isOptional }.map { GeneratedContent(kind: .string($0.name)) }))
-            add("x-order", .array(properties.map { GeneratedContent(kind: .string($0.name)) }))
-            add("additionalProperties", .bool(false))
+            let required = properties.filter { !$0.isOptional }.map { GeneratedContent(kind: .string($0.name)) }
+            switch style {
+            case .apple:
+                add("required", .array(required))
+                add("x-order", .array(properties.map { GeneratedContent(kind: .string($0.name)) }))
+                add("additionalProperties", .bool(false))
+            case .prompt:
+                if !required.isEmpty { add("required", .array(required)) }
+            }
         case .string(let name, let description, let choices, let pattern):
             add("type", .string("string"))
             addTitle(name, description)

@@ -49,19 +49,26 @@ package struct ChatToolCall: Sendable, Equatable {
 package struct ChatTool: Sendable, Equatable {
     package var name: String
     package var description: String
+    /// The arguments' schema the call grammar enforces.
     package var parameters: JSONValue
+    /// The arguments' schema the prompt shows (`parameters` unless the caller says otherwise): the
+    /// API layer shows a plain JSON Schema, as a caller writes one for a chat template, and keeps
+    /// its encoding details (`x-order`, `additionalProperties`, `$defs`) for the grammar.
+    package var shownParameters: JSONValue
 
-    package init(name: String, description: String, parameters: JSONValue) {
+    package init(name: String, description: String, parameters: JSONValue, shownParameters: JSONValue? = nil) {
         self.name = name
         self.description = description
         self.parameters = parameters
+        self.shownParameters = shownParameters ?? parameters
     }
 
-    /// The OpenAI-style definition templates iterate over (`tools`), as `{"type": "function", …}`.
+    /// The OpenAI-style definition templates iterate over (`tools`), as `{"type": "function", …}`,
+    /// with the schema the prompt shows.
     package var definition: JSONValue {
         .object([
             ("type", .string("function")),
-            ("function", .object([("name", .string(name)), ("description", .string(description)), ("parameters", parameters)])),
+            ("function", .object([("name", .string(name)), ("description", .string(description)), ("parameters", shownParameters)])),
         ])
     }
 }

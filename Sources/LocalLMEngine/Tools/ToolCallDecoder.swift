@@ -34,7 +34,9 @@ package final class ToolCallDecoder {
     package init(engine: GGUFEngine, tools: [ChatTool], mode: ToolCallMode, format: ToolCallFormat) throws(EngineError) {
         self.format = format
         self.mode = mode
-        let key = "tools:" + format.family.rawValue + ":" + tools.map { ChatRenderer.pythonJSON($0.definition) }.joined(separator: "\n")
+        // The grammar depends on the names and the enforced schemas only.
+        let key = "tools:" + format.family.rawValue + ":"
+            + tools.map { ChatRenderer.pythonJSON(.array([.string($0.name), $0.parameters])) }.joined(separator: "\n")
         func index(_ kind: String, _ grammar: () throws(GrammarError) -> Grammar) throws(EngineError) -> GrammarTokenIndex {
             do {
                 return try engine.grammarIndex(key: key + ":" + kind) { try CompiledGrammar(grammar()) }
