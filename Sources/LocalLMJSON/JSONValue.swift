@@ -19,9 +19,15 @@ public indirect enum JSONValue: Equatable, Sendable {
         case let (.string(x), .string(y)): return x == y
         case let (.array(x), .array(y)): return x == y
         case let (.object(x), .object(y)):
-            // Object equality ignores member order (JSON Schema `const`/`enum` semantics).
+            // Object equality ignores member order (JSON Schema `const`/`enum` semantics). Members are
+            // matched as a multiset, each of `y`'s at most once, so that an object with a duplicate key
+            // (kept by the parser as written) still equals itself.
             guard x.count == y.count else { return false }
-            for (k, v) in x { guard let w = y.first(where: { $0.0 == k })?.1, v == w else { return false } }
+            var used = [Bool](repeating: false, count: y.count)
+            for (k, v) in x {
+                guard let i = y.indices.first(where: { !used[$0] && y[$0].0 == k && y[$0].1 == v }) else { return false }
+                used[i] = true
+            }
             return true
         default: return false
         }

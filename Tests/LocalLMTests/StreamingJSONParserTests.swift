@@ -171,6 +171,21 @@ import Testing
         #expect(try GeneratedContent(json: document).value(String.self, forProperty: "text") == "\"😀2\"")
     }
 
+    /// Found by scripts/fuzz.sh (partialjson) in CI: `JSONValue`'s object equality looked each key up
+    /// with `first(where:)`, so an object with a duplicate key (kept as written) compared its second
+    /// value with the first and was not equal to itself. Members now match as a multiset.
+    @Test func anObjectWithADuplicateKeyEqualsItself() throws {
+        let text = #"{"required": ["a", "b"], "x": 1, "required": []}"#
+        let value = try JSONParser.parse(Array(text.utf8))
+        #expect(value == value)
+        #expect(value == (try JSONParser.parse(Array(text.utf8))))
+        let swapped = try JSONParser.parse(Array(#"{"x": 1, "required": [], "required": ["a", "b"]}"#.utf8))
+        #expect(value == swapped)
+        let other = try JSONParser.parse(Array(#"{"required": ["a", "b"], "x": 1, "required": ["a", "b"]}"#.utf8))
+        #expect(value != other)
+        #expect(other != value)
+    }
+
     /// Found by scripts/fuzz.sh (partialjson): invalid UTF-8 was an error at the offset where the bytes
     /// happened to be decoded (the end of a piece, an escape, the closing quote), so the same text gave
     /// 21 in pieces and 23 whole. It is now an error at the byte that cannot follow, however it is cut.
