@@ -7,7 +7,8 @@
 //   LocalLMGrammar + LocalLMRuntime + LocalLMJinja → LocalLMEngine → LocalLM → LocalLMCLI (`locallm`)
 // Examples/ is a package of its own (Examples/Package.swift), so a package depending on LocalLM
 // resolves swift-argument-parser, swift-log and swift-syntax only.
-// (LocalLMKernels also uses two C modules: COpenBLAS for sgemm and CLocalLMShims for prefetch.)
+// (LocalLMKernels also uses two C modules: COpenBLAS for sgemm and CLocalLMShims for prefetch;
+// LocalLMSync, the lock, sits below every layer that locks.)
 // No unsafeFlags: ISA-specific kernels are switched on by the *user's* build flags
 // (`-Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLOCALLM_NATIVE`), never by this manifest,
 // so the package stays usable as a dependency.
@@ -60,12 +61,15 @@ let package = Package(
         // The one JSON value type, parser and string escaper every layer shares (schemas, tool calls,
         // chat templates' JSON, GeneratedContent). Depends on nothing so every layer can use it.
         .target(name: "LocalLMJSON", swiftSettings: swiftSettings),
+        // The project's lock (Synchronization.Mutex, or a pthread mutex that ThreadSanitizer sees in
+        // sanitizer builds). Depends on nothing so every layer that locks can use it.
+        .target(name: "LocalLMSync", swiftSettings: swiftSettings),
         // The GGUF reader: mmap, metadata, tensor table. JSON only for the summary's string escaping,
         // so every layer can use it.
         .target(name: "LocalLMGGUF", dependencies: ["LocalLMJSON"], swiftSettings: swiftSettings),
         // Quant blocks, dequantization, dot products, matvec/matmul, norms, RoPE, thread pool.
         // Needs GGUF for the ggml type table and tensor views; OpenBLAS for sgemm.
-        .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "COpenBLAS", "CLocalLMShims"], swiftSettings: swiftSettings),
+        .target(name: "LocalLMKernels", dependencies: ["LocalLMGGUF", "LocalLMSync", "COpenBLAS", "CLocalLMShims"], swiftSettings: swiftSettings),
         // Vocabularies, BPE/SPM tokenizers, streaming detokenizer.
         // Needs GGUF to read tokenizer.* metadata; nothing numeric.
         .target(name: "LocalLMTokenizers", dependencies: ["LocalLMGGUF"], swiftSettings: swiftSettings),
@@ -75,7 +79,7 @@ let package = Package(
         .target(name: "LocalLMJinja", dependencies: ["LocalLMGGUF", "LocalLMJSON"], swiftSettings: swiftSettings),
         // JSON Schema / GBNF / regex → grammar → token masks. Needs the vocabulary's token bytes only.
         // JSON for schemas (re-exported: grammar users read schemas as `JSONValue`).
-        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers", "LocalLMJSON"], swiftSettings: swiftSettings),
+        .target(name: "LocalLMGrammar", dependencies: ["LocalLMTokenizers", "LocalLMJSON", "LocalLMSync"], swiftSettings: swiftSettings),
         // Architectures, KV cache, sampler chain: everything that turns ids into logits
         // and a logit row into a token. GGUF for the weights, Kernels for the arithmetic, Tokenizers for
         // the vocabulary a model file carries. The grammar plugs into the sampler from above, through
@@ -93,7 +97,7 @@ let package = Package(
         // Knows nothing of sessions.
         .target(
             name: "LocalLMEngine",
-            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime", "LocalLMJSON"],
+            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime", "LocalLMJSON", "LocalLMSync"],
             swiftSettings: swiftSettings
         ),
         // @Generable and @Guide expand at compile time into Generable conformances, schemas and
@@ -116,7 +120,7 @@ let package = Package(
             name: "LocalLM",
             dependencies: [
                 "LocalLMEngine", "LocalLMRuntime", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMJSON",
-                "LocalLMMacros",
+                "LocalLMSync", "LocalLMMacros",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -156,7 +160,7 @@ let package = Package(
             name: "LocalLMCLI",
             dependencies: [
                 "LocalLM", "LocalLMEngine", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMJinja",
-                "LocalLMGrammar", "LocalLMRuntime", "LocalLMServer",
+                "LocalLMGrammar", "LocalLMRuntime", "LocalLMServer", "LocalLMSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -193,7 +197,7 @@ let package = Package(
         // InMemoryLogging: the request-tracing test reads what a session logs.
         .testTarget(
             name: "LocalLMTests",
-            dependencies: ["LocalLM", "LocalLMEngine", "LocalLMGrammar", "LocalLMJinja", "LocalLMTestSupport",
+            dependencies: ["LocalLM", "LocalLMEngine", "LocalLMGrammar", "LocalLMJinja", "LocalLMSync", "LocalLMTestSupport",
                            .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

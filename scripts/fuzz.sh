@@ -7,13 +7,13 @@
 #   scripts/fuzz.sh smoke                  CI: build, then each target for a few seconds
 #   scripts/fuzz.sh repro TARGET FILE...   run a target on saved inputs (crash-*, timeout-*)
 #
-# Targets: gguf, tokenizer, jinja, grammar, partialjson. Corpora grow in .build-fuzz/corpus/TARGET, seeded
+# Targets: gguf, tokenizer, jinja, grammar, partialjson, request (the server's body decoder). Corpora grow in .build-fuzz/corpus/TARGET, seeded
 # from Tests/Fixtures; findings land in .build-fuzz/findings/TARGET; each run's log is
 # .build-fuzz/logs/TARGET.log (smoke-TARGET.log for the smoke runs).
 #
 # Why not a SwiftPM target: an executable target renames `main`, which then clashes with libFuzzer's
 # own. So SwiftPM builds the library modules the fuzzers need (only the low ones: JSON, GGUF,
-# Tokenizers, Jinja, Grammar; no swift-syntax) with `-sanitize=fuzzer,address` into a scratch path of
+# Tokenizers, Jinja, Grammar, the lock, the wire types; no swift-syntax) with `-sanitize=fuzzer,address` into a scratch path of
 # their own, and swiftc links each Fuzz/*Fuzzer.swift, which defines `LLVMFuzzerTestOneInput`, with
 # those objects and libFuzzer's `main`.
 #
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 scratch=$root/.build-fuzz
 bin=$scratch/fuzzers
-targets=(gguf tokenizer jinja grammar partialjson)
+targets=(gguf tokenizer jinja grammar partialjson request)
 flags=(-sanitize=fuzzer,address -parse-as-library -enable-testing)
 
 source_of() {
@@ -36,6 +36,7 @@ source_of() {
         jinja) echo "JinjaFuzzer.swift FuzzContext.swift" ;;
         grammar) echo GrammarFuzzer.swift ;;
         partialjson) echo PartialJSONFuzzer.swift ;;
+        request) echo RequestFuzzer.swift ;;
         *) echo "unknown target '$1' (${targets[*]})" >&2; exit 2 ;;
     esac
 }
@@ -53,14 +54,14 @@ build() {
     local xflags=()
     for f in "${flags[@]}"; do xflags+=(-Xswiftc "$f"); done
     # SwiftPM builds one --target per invocation; Grammar brings Tokenizers, GGUF and JSON with it.
-    for target in LocalLMGrammar LocalLMJinja; do
+    for target in LocalLMGrammar LocalLMJinja LocalLMOpenAIWire; do
         swift build -c release --scratch-path "$scratch" "${xflags[@]}" --target "$target"
     done
     local products
     products=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
     local objects=()
     # The objects of each module's current sources (a file deleted since an earlier build leaves its .o).
-    for module in LocalLMJSON LocalLMGGUF LocalLMTokenizers LocalLMJinja LocalLMGrammar; do
+    for module in LocalLMJSON LocalLMSync LocalLMGGUF LocalLMTokenizers LocalLMJinja LocalLMGrammar LocalLMOpenAIWire; do
         while read -r source; do
             objects+=("$products/$module.build/$(basename "$source").o")
         done < "$products/$module.build/sources"
@@ -151,6 +152,28 @@ for p in dict.fromkeys(p for s in schemas for p in patterns(s)): put("grammar", 
 for c in load("grammar/schema_cases.json"):
     for inst in c.get("instances", []):
         put("partialjson", json.dumps(inst) if not isinstance(inst, str) else inst)
+
+# Server request bodies: the shapes the wire tests send, with the fixture schemas as tool parameters
+# and response formats.
+messages = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": [{"type": "text", "text": "What is the weather in Paris?"}]},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "18 C"},
+]
+put("request", json.dumps({"model": "m", "messages": messages[:2]}))
+put("request", json.dumps({"model": "m", "messages": messages, "stream": True, "stream_options": {"include_usage": True},
+    "temperature": 0.7, "top_p": 0.9, "seed": 7, "max_tokens": 64, "stop": ["\n\n", "END"], "n": 1, "user": "u"}))
+put("request", json.dumps({"model": "m", "messages": messages[:2], "stop": "x", "max_completion_tokens": 8,
+    "response_format": {"type": "json_object"}}))
+for i, s in enumerate(schemas[:48]):
+    tool = {"type": "function", "function": {"name": "f%d" % i, "description": "d", "parameters": s}}
+    choice = ["auto", "none", "required", {"type": "function", "function": {"name": "f%d" % i}}][i % 4]
+    put("request", json.dumps({"model": "m", "messages": messages, "tools": [tool], "tool_choice": choice,
+        "parallel_tool_calls": i % 2 == 0}))
+    put("request", json.dumps({"model": "m", "messages": messages[:2],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "r", "strict": True, "schema": s}}}))
 print(" ".join("%s:%d" % kv for kv in sorted(counts.items())))
 PY
 }
@@ -166,7 +189,8 @@ run() {
     # returns nil instead of aborting, so an oversized one shows as -malloc_limit_mb's report.
     # Swift's own crash backtracer reads memory ASan flags as a second, bogus report: off.
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1} \
-    "$bin/$target" -max_total_time="$seconds" -runs="$runs" -timeout="${FUZZ_TIMEOUT:-1}" -report_slow_units=1 \
+    "$bin/$target" -max_total_time="$seconds" -runs="$runs" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+        -timeout="${FUZZ_TIMEOUT:-1}" -report_slow_units=1 \
         -rss_limit_mb=2048 -malloc_limit_mb=256 \
         -max_len="$(max_len_of "$target")" -print_final_stats=1 \
         -artifact_prefix="$scratch/findings/$target/" "$corpus" "$seeds" \
@@ -191,11 +215,13 @@ case ${1:-} in
         status=0
         # 8 s each from every 8th seed (reading all of them takes longer than that), into a fresh
         # corpus; a wall-clock timeout of 10 s so that a loaded CI machine does not fail spuriously.
+        # A fixed random seed: CI repeats the mutations a local smoke run made (a slower machine makes
+        # fewer of them), so a smoke run that passed here passes there; searching is the long runs' job.
         for t in "${targets[@]}"; do
             echo "== $t"
             rm -rf "$scratch/smoke/$t" && mkdir -p "$scratch/smoke/$t/seeds" "$scratch/smoke/$t/corpus"
             find "$scratch/seeds/$t" -type f | sort | awk 'NR % 8 == 1' | xargs cp -t "$scratch/smoke/$t/seeds"
-            LOG_PREFIX=smoke- FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10} run "$t" 8 "$scratch/smoke/$t/corpus" "$scratch/smoke/$t/seeds" || status=1
+            LOG_PREFIX=smoke- FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10} FUZZ_SEED=${FUZZ_SEED:-1} run "$t" 8 "$scratch/smoke/$t/corpus" "$scratch/smoke/$t/seeds" || status=1
         done
         exit $status ;;
     repro)

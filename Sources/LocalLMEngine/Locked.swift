@@ -1,11 +1,11 @@
-import Synchronization
+import LocalLMSync
 
 /// A `Mutex` in a class, for value types (executors, streams) that share one lock among copies.
 package final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: SanitizableMutex<Value>
 
     package init(_ value: Value) {
-        mutex = Mutex(value)
+        mutex = SanitizableMutex(value)
     }
 
     package func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A checked, flattened `Grammar`, immutable and shared by every matcher that uses it.
 ///

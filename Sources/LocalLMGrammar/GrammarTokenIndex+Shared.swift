@@ -1,4 +1,4 @@
-import Synchronization
+import LocalLMSync
 
 /// Mask entries shared across grammars over one vocabulary. An entry depends only on the grammar
 /// reachable from its key's frames (and whether the stack ends below them), so two grammars that
@@ -60,7 +60,7 @@ extension GrammarTokenIndex {
 /// The shared entries of one vocabulary, bounded in count.
 final class SharedMaskEntries: Sendable {
     static let maxEntries = 4096
-    private let entries = Mutex<[[UInt32]: MaskEntry]>([:])
+    private let entries = SanitizableMutex<[[UInt32]: MaskEntry]>([:])
 
     func entry(_ signature: [UInt32]) -> MaskEntry? { entries.withLock { $0[signature] } }
 

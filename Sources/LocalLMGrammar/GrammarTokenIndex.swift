@@ -1,4 +1,4 @@
-import Synchronization
+import LocalLMSync
 
 /// A compiled grammar joined to a vocabulary, with the per-state token caches that make masks
 /// cheap. Immutable from the outside and shared by every sequence using this grammar; the cache
@@ -12,7 +12,7 @@ import Synchronization
 public final class GrammarTokenIndex: Sendable {
     public let grammar: CompiledGrammar
     public let tokens: TokenTable
-    private let cache = Mutex<[MaskKey: MaskEntry]>([:])
+    private let cache = SanitizableMutex<[MaskKey: MaskEntry]>([:])
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what

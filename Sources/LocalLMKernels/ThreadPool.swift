@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import LocalLMSync
 
 /// A persistent pool of worker threads for the data-parallel kernels.
 ///
@@ -24,7 +25,7 @@ public final class ThreadPool: @unchecked Sendable {
 
     private let state: PoolState
     private var threads: [pthread_t] = []
-    private let runLock = Mutex<Void>(())
+    private let runLock = SanitizableMutex<Void>(())
 
     /// `threadCount` defaults to the number of online cores.
     public init(threadCount: Int = ThreadPool.coreCount) {

@@ -139,6 +139,10 @@ public struct ChatCompletionMessage: Codable, Sendable, Equatable {
         } else if let text = try? container.decode(String.self, forKey: .content) {
             content = text
         } else {
+            guard (try? container.nestedUnkeyedContainer(forKey: .content)) != nil else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .content, in: container, debugDescription: "must be a string or an array of content parts")
+            }
             let parts = try container.decode([ContentPart].self, forKey: .content)
             if let other = parts.first(where: { $0.type != "text" }) {
                 throw DecodingError.dataCorruptedError(

@@ -107,25 +107,12 @@ package struct OpenAIServer: Sendable {
             throw RequestRejection(
                 status: 413, message: "the request body is larger than \(configuration.maximumBodyBytes) bytes", code: "request_too_large")
         }
-        let bytes = Array(buffer.readableBytesView)
-        let tree: JSONValue
+        let wire: ChatCompletionRequest
         do {
-            tree = try JSONParser.parse(bytes)
+            wire = try ChatCompletionRequest.decode(body: Array(buffer.readableBytesView))
         } catch {
-            throw RequestRejection(status: 400, message: "the body is not valid JSON: \(error)", code: "invalid_json")
+            throw RequestRejection(status: 400, message: error.message, param: error.param, code: error.code)
         }
-        guard let members = tree.objectMembers else { throw RequestRejection(status: 400, message: "the body must be a JSON object") }
-        for (key, _) in members where !ChatCompletionRequest.knownFields.contains(key) {
-            throw RequestRejection(status: 400, message: "unsupported parameter '\(key)'", param: key, code: "unsupported_parameter")
-        }
-        var wire: ChatCompletionRequest
-        do {
-            wire = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            let (message, param) = Self.describe(error)
-            throw RequestRejection(status: 400, message: message, param: param)
-        }
-        wire.restoreSchemaOrder(from: tree)
         guard let entry = models[wire.model] else {
             throw RequestRejection(
                 status: 404, message: "the model '\(wire.model)' does not exist; this server has \(modelNames.joined(separator: ", "))",
@@ -316,25 +303,6 @@ package struct OpenAIServer: Sendable {
             difference |= Int((index < given.count ? given[index] : 0) ^ expected[index])
         }
         return difference == 0
-    }
-
-    private static func describe(_ error: DecodingError) -> (String, String?) {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
-        }
-        switch error {
-        case .typeMismatch(let type, let context):
-            return ("\(path(context.codingPath)) has the wrong type (expected \(type))", path(context.codingPath))
-        case .valueNotFound(_, let context):
-            return ("\(path(context.codingPath)) must not be null", path(context.codingPath))
-        case .keyNotFound(let key, let context):
-            let full = path(context.codingPath + [key])
-            return ("the required field '\(full)' is missing", full)
-        case .dataCorrupted(let context):
-            return ("\(path(context.codingPath)): \(context.debugDescription)", path(context.codingPath))
-        @unknown default:
-            return ("\(error)", nil)
-        }
     }
 
     private static func error(_ rejection: RequestRejection) -> Response {

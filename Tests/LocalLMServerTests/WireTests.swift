@@ -16,8 +16,7 @@ import Testing
              "tool_choice":{"type":"function","function":{"name":"getWeather"}},
              "response_format":{"type":"json_schema","json_schema":{"name":"R","schema":{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"string"}}},"strict":true}}}
             """#
-        var request = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(body.utf8))
-        request.restoreSchemaOrder(from: try JSONParser.parse(body))
+        let request = try ChatCompletionRequest.decode(body: Array(body.utf8))
         #expect(request.model == "qwen")
         #expect(request.messages.map(\.role) == ["system", "user", "assistant", "tool"])
         #expect(request.messages[1].content == "Hi there")
@@ -38,6 +37,25 @@ import Testing
             #expect(String(decoding: try JSONEncoder().encode(choice), as: UTF8.self) == "\"\(word)\"")
         }
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ToolChoice.self, from: Data(#""always""#.utf8)) }
+    }
+
+    /// The server's refusals, each before any model work: what is wrong, the field (OpenAI's `param`)
+    /// and a code where OpenAI has one. Also the fuzz target's (Fuzz/RequestFuzzer.swift) subject.
+    @Test(arguments: [
+        (#"{"model":"m","messages":[],"#, "the body is not valid JSON: JSON error at byte 27: unexpected end", nil, "invalid_json"),
+        (#"[1]"#, "the body must be a JSON object", nil, nil),
+        (#"{"model":"m","messages":[],"logprobs":true}"#, "unsupported parameter 'logprobs'", "logprobs", "unsupported_parameter"),
+        (#"{"model":"m"}"#, "the required field 'messages' is missing", "messages", nil),
+        (#"{"model":"m","messages":[{"role":"user","content":5}]}"#,
+         "messages[0].content: must be a string or an array of content parts", "messages[0].content", nil),
+        (#"{"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]}"#,
+         "messages[0].content: content parts of type 'image_url' are not supported", "messages[0].content", nil),
+        (#"{"model":"m","messages":[],"temperature":null,"seed":"7"}"#, "seed has the wrong type (expected Int)", "seed", nil),
+    ] as [(String, String, String?, String?)])
+    func refusesABodyItCannotServe(body: String, message: String, param: String?, code: String?) {
+        #expect(throws: RequestDecodingError(message: message, param: param, code: code)) {
+            try ChatCompletionRequest.decode(body: Array(body.utf8))
+        }
     }
 
     @Test func encodesChunksAndErrorsAsOpenAIDoes() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import LocalLM
-import Synchronization
 import Testing
+import LocalLMSync
 
 /// `{"task": String}`, written by hand so these tests do not depend on the macros.
 struct TaskArguments: Generable {
@@ -20,7 +20,7 @@ struct TaskArguments: Generable {
 
 /// Wall-clock intervals during which each child session was responding.
 final class IntervalLog: Sendable {
-    private let intervals = Mutex<[String: (start: ContinuousClock.Instant, end: ContinuousClock.Instant)]>([:])
+    private let intervals = SanitizableMutex<[String: (start: ContinuousClock.Instant, end: ContinuousClock.Instant)]>([:])
 
     func record(_ name: String, _ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) {
         intervals.withLock { $0[name] = (start, end) }
@@ -69,7 +69,7 @@ struct ForgettingWorker: Tool {
     let log: WeakLog
 
     final class WeakLog: Sendable {
-        let sessions = Mutex<[WeakSession]>([])
+        let sessions = SanitizableMutex<[WeakSession]>([])
     }
 
     func call(arguments: TaskArguments) async throws -> String {

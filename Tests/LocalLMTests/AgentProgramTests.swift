@@ -5,8 +5,8 @@
 import Foundation
 import LocalLM
 import LocalLMTestSupport
-import Synchronization
 import Testing
+import LocalLMSync
 
 enum AgentProgram {
     @Generable(description: "A plan")
@@ -124,7 +124,7 @@ enum AgentProgram {
 
 /// When each worker session was producing text.
 final class WorkLog: Sendable {
-    private let intervals = Mutex<[Int: (from: ContinuousClock.Instant, to: ContinuousClock.Instant)]>([:])
+    private let intervals = SanitizableMutex<[Int: (from: ContinuousClock.Instant, to: ContinuousClock.Instant)]>([:])
 
     func record(index: Int, from: ContinuousClock.Instant, to: ContinuousClock.Instant) {
         intervals.withLock { $0[index] = (from, to) }

@@ -4,8 +4,8 @@
 // stands in for a real one so each program runs in milliseconds.
 import Foundation
 import LocalLM
-import Synchronization
 import Testing
+import LocalLMSync
 
 extension SessionPropertyValues {
     @SessionPropertyEntry
@@ -164,7 +164,7 @@ struct Apple27ProgramTests {
 /// Dynamic instructions as Apple's "Composing dynamic sessions" article and WWDC session write them:
 /// instructions, a tool, and a tool included only in some app states.
 final class CraftState: Sendable {
-    private let origami = Mutex(false)
+    private let origami = SanitizableMutex(false)
     var usesOrigami: Bool {
         get { origami.withLock { $0 } }
         set { origami.withLock { $0 = newValue } }

@@ -1,8 +1,8 @@
 import Foundation
 import LocalLM
 import LocalLMTestSupport
-import Synchronization
 import Testing
+import LocalLMSync
 
 /// Fault paths on a real model (SmolLM2): after each failure the transcript is as documented (put
 /// back as it was before the request, the default policy), the session takes the next request, and
@@ -18,7 +18,7 @@ struct FaultPathTests {
     }
 
     final class Count: Sendable {
-        private let value = Mutex(0)
+        private let value = SanitizableMutex(0)
         func increment() { value.withLock { $0 += 1 } }
         var current: Int { value.withLock { $0 } }
     }

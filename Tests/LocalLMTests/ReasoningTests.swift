@@ -4,8 +4,8 @@ import LocalLMEngine
 import LocalLMGGUF
 import LocalLMJinja
 import LocalLMTestSupport
-import Synchronization
 import Testing
+import LocalLMSync
 
 /// Reasoning on a model whose chat template has a thinking mode: Qwen3's real template on a tiny
 /// random-weight qwen3 that writes `<think>…</think>` and then an answer
@@ -53,7 +53,7 @@ struct ReasoningTests {
     }
 
     final class Seen: Sendable {
-        let reasoning = Mutex<[String]>([])
+        let reasoning = SanitizableMutex<[String]>([])
     }
 
     struct Observing: LanguageModelSession.DynamicProfile {

@@ -6,8 +6,8 @@
 import Foundation
 import LocalLM
 import LocalLMTestSupport
-import Synchronization
 import Testing
+import LocalLMSync
 
 enum SeedPrograms {
     struct WeatherTool: Tool {
@@ -65,7 +65,7 @@ enum SeedPrograms {
 
         /// The arguments of every call, for the test to check against the schema.
         final class ArgumentsLog: Sendable {
-            let calls = Mutex<[Arguments]>([])
+            let calls = SanitizableMutex<[Arguments]>([])
         }
 
         func call(arguments: Arguments) async throws -> [String] {

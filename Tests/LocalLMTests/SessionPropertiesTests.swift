@@ -1,7 +1,7 @@
 import Foundation
 import LocalLM
-import Synchronization
 import Testing
+import LocalLMSync
 
 extension SessionPropertyValues {
     @SessionPropertyEntry
@@ -158,7 +158,7 @@ struct SessionPropertiesTests {
     }
 
     final class Counter: Sendable {
-        let value = Mutex(0)
+        let value = SanitizableMutex(0)
     }
 
     @Test func onPromptRunsOncePerRequestWhateverTheRounds() async throws {

@@ -1,8 +1,8 @@
 import Foundation
 import LocalLM
 import LocalLMTestSupport
-import Synchronization
 import Testing
+import LocalLMSync
 
 @Generable
 struct ForecastArguments {
@@ -15,7 +15,7 @@ struct ForecastArguments {
 /// Records the arguments it is called with.
 struct ForecastTool: Tool {
     final class Log: Sendable {
-        let calls = Mutex<[(city: String, days: Int)]>([])
+        let calls = SanitizableMutex<[(city: String, days: Int)]>([])
     }
 
     let name = "get_weather"

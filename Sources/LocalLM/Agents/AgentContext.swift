@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LocalLMSync
 
 /// Where a session sits in the call graph of agents: how deep, and under which bounds.
 package struct AgentState: Sendable {
@@ -12,10 +12,10 @@ package struct AgentState: Sendable {
 /// tool calls started. Parents hold nodes, not sessions, so a finished child session (with its
 /// KV cache) is freed while its transcript stays reachable from the top.
 package final class AgentNode: Sendable {
-    private let state: Mutex<(transcript: Transcript, children: [(call: Transcript.ToolCall, node: AgentNode)])>
+    private let state: SanitizableMutex<(transcript: Transcript, children: [(call: Transcript.ToolCall, node: AgentNode)])>
 
     init(transcript: Transcript) {
-        state = Mutex((transcript, []))
+        state = SanitizableMutex((transcript, []))
     }
 
     func record(_ transcript: Transcript) {
@@ -45,9 +45,9 @@ package struct AgentPlacement: Sendable {
 
 /// A counter that refuses to go past a bound, shared by concurrent tool calls.
 package final class AgentCounter: Sendable {
-    private let value: Mutex<Int>
+    private let value: SanitizableMutex<Int>
 
-    init(_ initial: Int = 0) { value = Mutex(initial) }
+    init(_ initial: Int = 0) { value = SanitizableMutex(initial) }
 
     /// Adds one unless that would exceed `bound`; returns whether it did.
     func increment(upTo bound: Int) -> Bool {

@@ -1,7 +1,7 @@
 import Foundation
 import LocalLMEngine
 import LocalLMRuntime
-import Synchronization
+import LocalLMSync
 
 /// Process-wide table of loaded models, so each file + configuration is loaded once and shared by
 /// every session on it.
@@ -9,10 +9,10 @@ package final class EngineRegistry: Sendable {
     package static let shared = EngineRegistry()
 
     private final class Slot: Sendable {
-        let result = Mutex<Result<GGUFEngine, any Error>?>(nil)
+        let result = SanitizableMutex<Result<GGUFEngine, any Error>?>(nil)
     }
 
-    private let slots = Mutex<[EngineKey: Slot]>([:])
+    private let slots = SanitizableMutex<[EngineKey: Slot]>([:])
 
     private func slot(for key: EngineKey) -> Slot {
         slots.withLock { slots in

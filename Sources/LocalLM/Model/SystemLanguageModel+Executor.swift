@@ -1,7 +1,6 @@
 import Foundation
 import LocalLMEngine
 import Logging
-import Synchronization
 
 extension SystemLanguageModel {
     /// Runs requests on a local GGUF model. One executor per session: it owns the session's

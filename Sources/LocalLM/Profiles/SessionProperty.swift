@@ -1,4 +1,4 @@
-import Synchronization
+import LocalLMSync
 
 extension Transcript {
     /// The history part of a session's transcript: every entry after the instructions.
@@ -23,11 +23,11 @@ extension Transcript {
 /// (`@SessionPropertyEntry` expands to a computed property over a `SessionPropertyKey`, which can
 /// also be written by hand.)
 public final class SessionPropertyValues: Sendable {
-    private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    private let values = SanitizableMutex<[ObjectIdentifier: any Sendable]>([:])
     /// The session whose history this is; `nil` for values made outside a session, which keep a
     /// history of their own.
-    private let owner = Mutex(WeakSession())
-    private let detachedHistory = Mutex<Transcript.HistoryView>([])
+    private let owner = SanitizableMutex(WeakSession())
+    private let detachedHistory = SanitizableMutex<Transcript.HistoryView>([])
 
     private struct WeakSession: ~Copyable {
         weak var session: LanguageModelSession?

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LocalLMSync
 
 /// Accumulates the events of one executor call: response text, reasoning, tool calls, usage.
 package final class EventCollector: Sendable {
@@ -15,7 +15,7 @@ package final class EventCollector: Sendable {
         var metadata: [String: String] = [:]
     }
 
-    private let state = Mutex(Accumulated())
+    private let state = SanitizableMutex(Accumulated())
 
     package init() {}
 

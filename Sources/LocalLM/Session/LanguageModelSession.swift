@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Observation
-import Synchronization
+import LocalLMSync
 
 /// A conversation with a language model: instructions, tools, and a transcript that grows with
 /// every request. A session answers one request at a time; many sessions can share one model.
@@ -13,12 +13,12 @@ public final class LanguageModelSession: Sendable, Observable {
         var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy?
     }
 
-    package let state: Mutex<State>
+    package let state: SanitizableMutex<State>
     package let executor: AnyLanguageModelExecutor
     /// Executors of the models profiles picked with `.model(_:)`, by executor configuration.
-    private let profileExecutors = Mutex<[AnyHashable: AnyLanguageModelExecutor]>([:])
+    private let profileExecutors = SanitizableMutex<[AnyHashable: AnyLanguageModelExecutor]>([:])
     /// The paths of the `onActivate` profiles of the last resolved round.
-    package let activeProfiles = Mutex<Set<String>>([])
+    package let activeProfiles = SanitizableMutex<Set<String>>([])
     package let tools: [any Tool]
     package let logger: Logger
     /// The dynamic profile, worked out before every round of a request.
@@ -28,7 +28,7 @@ public final class LanguageModelSession: Sendable, Observable {
     /// with `@SessionProperty`.
     public let properties = SessionPropertyValues()
     /// The session's place among agents: depth and bounds.
-    package let agent = Mutex(AgentState())
+    package let agent = SanitizableMutex(AgentState())
     /// The session's node in the call graph: its transcript and the sessions its tool calls started.
     package let agentNode: AgentNode
     private let registrar = ObservationRegistrar()
@@ -39,7 +39,7 @@ public final class LanguageModelSession: Sendable, Observable {
         get { maximumToolRoundsStorage.withLock { $0 } }
         set { maximumToolRoundsStorage.withLock { $0 = newValue } }
     }
-    private let maximumToolRoundsStorage = Mutex(8)
+    private let maximumToolRoundsStorage = SanitizableMutex(8)
 
     /// A full record of the session: instructions, prompts, tool calls and outputs, responses.
     ///
@@ -78,7 +78,7 @@ public final class LanguageModelSession: Sendable, Observable {
         self.executor = executor
         self.tools = tools
         self.profile = profile
-        self.state = Mutex(State(transcript: transcript))
+        self.state = SanitizableMutex(State(transcript: transcript))
         self.agentNode = AgentNode(transcript: transcript)
         var logger = LogHandlerOverride.logger(label: "LocalLM.session")
         logger[metadataKey: "model"] = "\(executor.modelName)"

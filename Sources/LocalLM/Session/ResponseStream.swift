@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LocalLMSync
 
 extension LanguageModelSession {
     /// The response to a request as an async sequence of cumulative snapshots: each one holds
@@ -81,7 +81,7 @@ fileprivate final class StreamRun: Sendable {
     private let schema: GenerationSchema?
     private let includeSchemaInPrompt: Bool
     private let options: GenerationOptions
-    private let state = Mutex(State())
+    private let state = SanitizableMutex(State())
 
     init(
         session: LanguageModelSession, prompt: Prompt, schema: GenerationSchema?, includeSchemaInPrompt: Bool,

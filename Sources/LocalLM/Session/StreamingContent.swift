@@ -1,5 +1,5 @@
 import LocalLMJSON
-import Synchronization
+import LocalLMSync
 
 /// The content of a response in progress, for streaming snapshots: the text itself, or (with a
 /// schema) the JSON parsed as far as it goes. One per executor call; the text only grows, and each
@@ -7,7 +7,7 @@ import Synchronization
 package final class StreamingContent: Sendable {
     private let structured: Bool
     /// The parser and how many UTF-8 bytes of the text it has read.
-    private let state = Mutex((parser: JSONStreamParser<GeneratedContent.JSONBuilder>(), fed: 0))
+    private let state = SanitizableMutex((parser: JSONStreamParser<GeneratedContent.JSONBuilder>(), fed: 0))
 
     package init(structured: Bool) {
         self.structured = structured

@@ -1,6 +1,6 @@
 import Foundation
 import LocalLM
-import Synchronization
+import LocalLMSync
 
 /// The workers: one session per subtask, all running at once on the one loaded model, each with
 /// its own context. Answers come back in subtask order whatever order they finish in.
@@ -17,7 +17,7 @@ struct WorkersTool: Tool {
     /// When each worker produced its first and last text, relative to `origin`, for the printout.
     final class Timeline: Sendable {
         let origin = ContinuousClock.now
-        let spans = Mutex<[Int: (first: Duration, last: Duration)]>([:])
+        let spans = SanitizableMutex<[Int: (first: Duration, last: Duration)]>([:])
     }
 
     let model: SystemLanguageModel

@@ -1,6 +1,6 @@
 import Foundation
 import LocalLM
-import Synchronization
+import LocalLMSync
 
 /// A `LanguageModel` that plays back a script, for testing session semantics without an engine.
 /// Each request takes the next step; every request's transcript and options are recorded.
@@ -17,15 +17,15 @@ struct ScriptedModel: LanguageModel {
     }
 
     final class Script: Sendable {
-        private let steps: Mutex<[Step]>
-        private let recorded = Mutex<[LanguageModelExecutorGenerationRequest]>([])
-        private let gate = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        private let gateOpened = Mutex(false)
+        private let steps: SanitizableMutex<[Step]>
+        private let recorded = SanitizableMutex<[LanguageModelExecutorGenerationRequest]>([])
+        private let gate = SanitizableMutex<CheckedContinuation<Void, Never>?>(nil)
+        private let gateOpened = SanitizableMutex(false)
         /// Repeats the last step forever when the script runs out (for runaway-loop tests).
         let repeatsLast: Bool
 
         init(_ steps: [Step], repeatsLast: Bool = false) {
-            self.steps = Mutex(steps)
+            self.steps = SanitizableMutex(steps)
             self.repeatsLast = repeatsLast
         }
 

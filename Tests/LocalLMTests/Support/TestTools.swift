@@ -1,6 +1,6 @@
 import Foundation
 import LocalLM
-import Synchronization
+import LocalLMSync
 
 /// `{"city": String}`, written by hand so these tests do not depend on the macros.
 struct CityArguments: Generable {
@@ -19,7 +19,7 @@ struct CityArguments: Generable {
 
 /// Records how many calls are running at once, to observe concurrency.
 final class CallLog: Sendable {
-    private let state = Mutex<(running: Int, peak: Int, order: [String])>((0, 0, []))
+    private let state = SanitizableMutex<(running: Int, peak: Int, order: [String])>((0, 0, []))
 
     func enter(_ name: String) {
         state.withLock { $0.running += 1; $0.peak = max($0.peak, $0.running); $0.order.append(name) }
