@@ -65,11 +65,9 @@ struct GenerableDeclaration {
                 }
                 properties += read
             }
+            // No stored properties is allowed, as in FoundationModels: `@Generable struct Arguments {}`
+            // is how a tool says it takes none; its schema is an object with no properties.
             if failed { return nil }
-            if properties.isEmpty {
-                diagnose(Diagnostic(node: structure.name, message: GenerableDiagnostic.noStoredProperties(structure.name.text)))
-                return nil
-            }
             return GenerableDeclaration(
                 typeName: structure.name.text,
                 accessPrefix: accessPrefix(structure.modifiers),

@@ -3,7 +3,6 @@ import SwiftDiagnostics
 /// Errors `@Generable` reports at the declaration, so that the fix is clear where it is needed.
 enum GenerableDiagnostic: DiagnosticMessage {
     case notStructOrEnum(String)
-    case noStoredProperties(String)
     case noCases(String)
     case missingType(String)
     case unsupportedType(String)
@@ -13,8 +12,6 @@ enum GenerableDiagnostic: DiagnosticMessage {
         switch self {
         case .notStructOrEnum(let kind):
             "@Generable applies to a struct or an enum, not to a \(kind)"
-        case .noStoredProperties(let name):
-            "@Generable struct '\(name)' has no stored properties to generate; computed properties are not generated"
         case .noCases(let name):
             "@Generable enum '\(name)' has no cases to generate"
         case .missingType(let name):
@@ -29,7 +26,6 @@ enum GenerableDiagnostic: DiagnosticMessage {
     var diagnosticID: MessageID {
         let id: String = switch self {
         case .notStructOrEnum: "notStructOrEnum"
-        case .noStoredProperties: "noStoredProperties"
         case .noCases: "noCases"
         case .missingType: "missingType"
         case .unsupportedType: "unsupportedType"

@@ -160,7 +160,7 @@ public struct GenerableMacro: MemberMacro, ExtensionMacro {
         \(assignments.joined(separator: "\n"))
             }
             nonisolated \(access)var generatedContent: GeneratedContent {
-                var properties: [(String, any ConvertibleToGeneratedContent)] = []
+                \(properties.isEmpty ? "let" : "var") properties: [(String, any ConvertibleToGeneratedContent)] = []
         \(appends.joined(separator: "\n"))
                 return GeneratedContent(properties: properties, uniquingKeysWith: { first, _ in first })
             }

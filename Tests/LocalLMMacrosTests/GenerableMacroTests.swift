@@ -86,6 +86,50 @@ final class GenerableMacroTests: XCTestCase {
         )
     }
 
+    /// FoundationModels allows a struct with nothing to generate (a tool that takes no arguments).
+    func testStructWithNoStoredProperties() {
+        assertMacroExpansion(
+            """
+            @Generable
+            struct Arguments {}
+            """,
+            expandedSource: """
+            struct Arguments {
+
+                nonisolated static var generationSchema: GenerationSchema {
+                    GenerationSchema(
+                        type: Self.self,
+                        description: nil,
+                        properties: [
+                        ]
+                    )
+                }
+
+                nonisolated struct PartiallyGenerated: Identifiable, ConvertibleFromGeneratedContent {
+                    var id: GenerationID
+                    nonisolated init(_ content: GeneratedContent) throws {
+                        self.id = content.id ?? GenerationID()
+                    }
+                }
+            }
+
+            extension Arguments: Generable {
+                nonisolated init(_ content: GeneratedContent) throws {
+
+                }
+                nonisolated var generatedContent: GeneratedContent {
+                    let properties: [(String, any ConvertibleToGeneratedContent)] = []
+
+                    return GeneratedContent(properties: properties, uniquingKeysWith: { first, _ in
+                            first
+                        })
+                }
+            }
+            """,
+            macroSpecs: macros
+        )
+    }
+
     func testPlainEnum() {
         assertMacroExpansion(
             """
@@ -218,10 +262,6 @@ final class GenerableMacroTests: XCTestCase {
             ("@Generable\nclass Model {\n    var x: Int = 0\n}", "@Generable applies to a struct or an enum, not to a class", 2, 1),
             ("@Generable\nactor Model {\n    var x: Int = 0\n}", "@Generable applies to a struct or an enum, not to a actor", 2, 1),
             ("@Generable\nprotocol Model {\n}", "@Generable applies to a struct or an enum, not to a protocol", 2, 1),
-            (
-                "@Generable\nstruct Model {\n    var x: Int { 1 }\n}",
-                "@Generable struct 'Model' has no stored properties to generate; computed properties are not generated", 2, 8
-            ),
             ("@Generable\nenum Model {\n}", "@Generable enum 'Model' has no cases to generate", 2, 6),
             (
                 "@Generable\nstruct Model {\n    var x = 1\n}",

@@ -1,5 +1,6 @@
 import Foundation
 import LocalLM
+import LocalLMGrammar
 import Testing
 
 // Types written as FoundationModels code is written; only the import differs.
@@ -100,6 +101,10 @@ struct Contact {
     @Guide(description: "Phone, if known")
     var phone: String?
 }
+
+/// A tool's arguments when it takes none, as FoundationModels code declares them.
+@Generable
+struct NoArguments {}
 
 @Suite("@Generable behaviour")
 struct GenerableMacroBehaviorTests {
@@ -305,5 +310,24 @@ struct GenerableMacroBehaviorTests {
     @Test func memberwiseInitializerIsKept() {
         let hedgehog = Hedgehog(name: "Bramble", age: 3, favoriteFood: "leek", home: "a hedge", hobbies: ["a", "b", "c"])
         #expect(hedgehog.generatedContent.jsonString.hasPrefix(#"{"name": "Bramble", "age": 3"#))
+    }
+
+    /// `@Generable struct Arguments {}`: an object with no properties, whose grammar admits only `{}`
+    /// (checked with the JSON Schema compiler, as a tool's arguments are constrained).
+    @Test func aStructWithNoPropertiesIsTheEmptyObject() throws {
+        let schema = try jsonObject(NoArguments.generationSchema.jsonSchemaString)
+        #expect(schema["type"] as? String == "object")
+        #expect((schema["properties"] as? [String: Any])?.isEmpty ?? true)
+        #expect(schema["additionalProperties"] as? Bool == false)
+        #expect(NoArguments().generatedContent.jsonString == "{}")
+        _ = try NoArguments(GeneratedContent(json: "{}"))
+        let grammar = try CompiledGrammar(jsonSchema: NoArguments.generationSchema.jsonSchemaString)
+        func accepts(_ text: String) -> Bool {
+            var matcher = GrammarMatcher(grammar)
+            return matcher.accept(bytes: Array(text.utf8)) && matcher.canTerminate
+        }
+        #expect(accepts("{}"))
+        #expect(!accepts(#"{"a": 1}"#))
+        #expect(!accepts("[]"))
     }
 }
