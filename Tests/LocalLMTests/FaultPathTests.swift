@@ -171,6 +171,23 @@ struct FaultPathTests {
         try await Self.expectConsistentAndUsable(session, before: before)
     }
 
+    /// The same through a stream: `collect()` fails and the transcript is put back, as with
+    /// `respond` (the stream used to decode after the request, with the cut value already kept).
+    @Test func aStreamedGrammarThatCannotCompleteInTheBudget() async throws {
+        let session = try await Self.warmSession()
+        let before = session.transcript
+        do {
+            _ = try await session.streamResponse(
+                to: "Plan a trip through Europe.", generating: Itinerary.self,
+                options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6)
+            ).collect()
+            Issue.record("a value was produced from 6 tokens")
+        } catch LanguageModelSession.GenerationError.decodingFailure(let context) {
+            #expect(!context.debugDescription.isEmpty)
+        }
+        try await Self.expectConsistentAndUsable(session, before: before)
+    }
+
     /// The answer runs into the end of the context: `exceededContextWindowSize`, the transcript put
     /// back, and the next (shorter) request works on what the cache kept.
     @Test func contextOverflowMidAnswer() async throws {

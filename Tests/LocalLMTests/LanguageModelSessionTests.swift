@@ -137,6 +137,32 @@ struct LanguageModelSessionTests {
         #expect(session.transcript.count == 4)
     }
 
+    @Generable struct Pair {
+        var name: String
+        var count: Int
+    }
+
+    /// A complete value that does not make the requested type (a model that ignored the schema):
+    /// `respond` and `collect()` both fail with `decodingFailure` before the value enters the
+    /// transcript, which stays as it was.
+    @Test func aValueThatDoesNotMakeTheTypeLeavesTheTranscript() async throws {
+        let wrong = #"{"name": "a", "count": "many"}"#
+        let model = ScriptedModel([.text([wrong]), .text([wrong]), .text([#"{"name": "b", "count": 2}"#])])
+        let session = LanguageModelSession(model: model)
+        do {
+            _ = try await session.respond(to: "one", generating: Pair.self)
+            Issue.record("respond decoded a string as an Int")
+        } catch LanguageModelSession.GenerationError.decodingFailure {}
+        #expect(session.transcript.isEmpty)
+        do {
+            _ = try await session.streamResponse(to: "two", generating: Pair.self).collect()
+            Issue.record("collect decoded a string as an Int")
+        } catch LanguageModelSession.GenerationError.decodingFailure {}
+        #expect(session.transcript.isEmpty)
+        #expect(try await session.respond(to: "three", generating: Pair.self).content.count == 2)
+        #expect(session.transcript.count == 2)
+    }
+
     @Test func observationReportsIsRespondingChanges() async throws {
         let model = ScriptedModel([.text(["ok"])])
         let session = LanguageModelSession(model: model)

@@ -24,8 +24,10 @@ extension LanguageModelSession {
             session: LanguageModelSession, prompt: Prompt, schema: GenerationSchema?, includeSchemaInPrompt: Bool,
             options: GenerationOptions
         ) {
+            // The final content must make `Content` before it enters the transcript, as `respond` checks.
             run = StreamRun(
-                session: session, prompt: prompt, schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+                session: session, prompt: prompt, schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options,
+                validate: { _ = try LanguageModelSession.decode(Content.self, from: $0) })
         }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
@@ -81,17 +83,19 @@ fileprivate final class StreamRun: Sendable {
     private let schema: GenerationSchema?
     private let includeSchemaInPrompt: Bool
     private let options: GenerationOptions
+    private let validate: @Sendable (GeneratedContent) throws -> Void
     private let state = SanitizableMutex(State())
 
     init(
         session: LanguageModelSession, prompt: Prompt, schema: GenerationSchema?, includeSchemaInPrompt: Bool,
-        options: GenerationOptions
+        options: GenerationOptions, validate: @escaping @Sendable (GeneratedContent) throws -> Void
     ) {
         self.session = session
         self.prompt = prompt
         self.schema = schema
         self.includeSchemaInPrompt = includeSchemaInPrompt
         self.options = options
+        self.validate = validate
     }
 
     var outcome: LanguageModelSession.RequestOutcome? { state.withLock { $0.outcome } }
@@ -110,7 +114,7 @@ fileprivate final class StreamRun: Sendable {
                 do {
                     let outcome = try await session.performRequest(
                         prompt: prompt, schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options,
-                        onProgress: { content in continuation.yield(content) })
+                        validate: validate, onProgress: { content in continuation.yield(content) })
                     self.state.withLock { $0.outcome = outcome }
                     // The last snapshot is the complete response (a schema response may parse
                     // differently once complete).
