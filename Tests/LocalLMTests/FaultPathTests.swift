@@ -156,31 +156,19 @@ struct FaultPathTests {
     }
 
     /// A schema whose value cannot be finished in the token budget: a decoding failure, not a
-    /// half-made value.
-    @Test func aGrammarThatCannotCompleteInTheBudget() async throws {
+    /// half-made value, whether the answer is awaited or streamed and collected.
+    @Test(arguments: [false, true])
+    func aGrammarThatCannotCompleteInTheBudget(streamed: Bool) async throws {
         let session = try await Self.warmSession()
         let before = session.transcript
+        let prompt = "Plan a trip through Europe."
+        let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6)
         do {
-            _ = try await session.respond(
-                to: "Plan a trip through Europe.", generating: Itinerary.self,
-                options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6))
-            Issue.record("a value was produced from 6 tokens")
-        } catch LanguageModelSession.GenerationError.decodingFailure(let context) {
-            #expect(!context.debugDescription.isEmpty)
-        }
-        try await Self.expectConsistentAndUsable(session, before: before)
-    }
-
-    /// The same through a stream: `collect()` fails and the transcript is put back, as with
-    /// `respond` (the stream used to decode after the request, with the cut value already kept).
-    @Test func aStreamedGrammarThatCannotCompleteInTheBudget() async throws {
-        let session = try await Self.warmSession()
-        let before = session.transcript
-        do {
-            _ = try await session.streamResponse(
-                to: "Plan a trip through Europe.", generating: Itinerary.self,
-                options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6)
-            ).collect()
+            if streamed {
+                _ = try await session.streamResponse(to: prompt, generating: Itinerary.self, options: options).collect()
+            } else {
+                _ = try await session.respond(to: prompt, generating: Itinerary.self, options: options)
+            }
             Issue.record("a value was produced from 6 tokens")
         } catch LanguageModelSession.GenerationError.decodingFailure(let context) {
             #expect(!context.debugDescription.isEmpty)
