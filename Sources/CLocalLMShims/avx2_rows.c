@@ -422,6 +422,69 @@ TARGET void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const local
 TARGET void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { BY_FOURS(q6_K) }
 
+// MARK: - IQ4_NL and IQ4_XS: 4-bit indices into a 16-value non-linear grid
+
+/// ggml's `kvalues_iq4nl`.
+static const int8_t iq4_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+/// 16 bytes of indices → the 32 values they stand for (elements 0…15 from the low nibbles, 16…31 high).
+INLINE __m256i iq4_grid(const uint8_t *p) {
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)iq4_values));
+    return _mm256_shuffle_epi8(table, nibbles(p));
+}
+
+/// IQ4_NL in the order of ggml's AVX2 kernel: blocks in pairs, even blocks FMAed into one accumulator
+/// and odd ones into another, the two added before the horizontal sum; an odd last block in the
+/// scalar form. (|value| ≤ 127, so `signed_dot`'s pair sums cannot saturate.)
+INLINE float dot_iq4_nl(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
+    long b = 0;
+    for (; b + 1 < nb; b += 2) {
+        const uint8_t *x0 = w + 18 * b, *x1 = x0 + 18;
+        const __m256i s0 = signed_dot(iq4_grid(x0 + 2), load32(a->qs + 32 * b));
+        const __m256i s1 = signed_dot(iq4_grid(x1 + 2), load32(a->qs + 32 * (b + 1)));
+        even = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s0), _mm256_set1_ps(half_at(x0) * a->scales[b]), even);
+        odd = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s1), _mm256_set1_ps(half_at(x1) * a->scales[b + 1]), odd);
+    }
+    float sum = hsum8(_mm256_add_ps(even, odd));
+    for (; b < nb; b++) {
+        const uint8_t *x = w + 18 * b;
+        const int8_t *q8 = a->qs + 32 * b;
+        int32_t sumi = 0;
+        for (int j = 0; j < 16; j++) {
+            sumi += iq4_values[x[2 + j] & 0x0F] * q8[j] + iq4_values[x[2 + j] >> 4] * q8[j + 16];
+        }
+        sum += (half_at(x) * a->scales[b]) * (float)sumi;
+    }
+    return sum;
+}
+
+/// IQ4_XS in the order of ggml's AVX2 kernel: per super-block, each sub-block's int16 pair sums times
+/// its scale − 32 (`madd`) summed into 8 int32 lanes, then one FMA with d_x·d_y.
+INLINE float dot_iq4_xs(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = w + 136 * b;
+        const int8_t *q8 = a->qs + 256 * b;
+        uint16_t high;
+        memcpy(&high, x + 2, 2);
+        __m256i sumi = _mm256_setzero_si256();
+        for (int ib = 0; ib < 8; ib++) {
+            const int16_t scale = (int16_t)((((x[4 + ib / 2] >> (4 * (ib % 2))) & 0x0F) | (((high >> (2 * ib)) & 0x03) << 4)) - 32);
+            const __m256i q = iq4_grid(x + 8 + 16 * ib), y = load32(q8 + 32 * ib);
+            const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(y, q));
+            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pairs, _mm256_set1_epi16(scale)));
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
+    }
+    return hsum8(acc);
+}
+
+TARGET void locallm_avx2_rows_iq4_nl(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                     float *y, long start, long end) { ROW_LOOP(dot_iq4_nl) }
+TARGET void locallm_avx2_rows_iq4_xs(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                     float *y, long start, long end) { ROW_LOOP(dot_iq4_xs) }
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -431,4 +494,5 @@ int locallm_has_avx2_fma_f16c(void) { return 0; }
         (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;            \
     }
 NONE(q8_0) NONE(q4_0) NONE(q4_1) NONE(q5_0) NONE(q5_1) NONE(q2_K) NONE(q3_K) NONE(q4_K) NONE(q5_K) NONE(q6_K)
+NONE(iq4_nl) NONE(iq4_xs)
 #endif

@@ -95,7 +95,7 @@ public enum GGMLType: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     public var isSupported: Bool {
         switch self {
         case .f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q8_1,
-             .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .q8_K:
+             .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .q8_K, .iq4_NL, .iq4_XS:
             true
         default:
             false

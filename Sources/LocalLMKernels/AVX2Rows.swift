@@ -35,6 +35,8 @@ package enum AVX2Rows {
         case .q4_K: return locallm_avx2_rows_q4_K
         case .q5_K: return locallm_avx2_rows_q5_K
         case .q6_K: return locallm_avx2_rows_q6_K
+        case .iq4_NL: return locallm_avx2_rows_iq4_nl
+        case .iq4_XS: return locallm_avx2_rows_iq4_xs
         default: return nil
         }
     }

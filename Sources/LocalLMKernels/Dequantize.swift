@@ -205,6 +205,33 @@ package enum Dequantize {
         for j in 0..<256 { y[j] = Float(x.load(fromByteOffset: BlockLayout.q8_KQs + j, as: Int8.self)) * d }
     }
 
+    /// IQ4_NL: x = d · value[q] (gguf-py: `d * kvalues[q]`).
+    @inline(__always)
+    package static func iq4_NL(_ x: UnsafeRawPointer, _ y: UnsafeMutablePointer<Float>) {
+        let d = loadHalf(x)
+        let qs = x + BlockLayout.iq4_NLQs
+        for j in 0..<16 {
+            let b = qs.load(fromByteOffset: j, as: UInt8.self)
+            y[j] = d * Float(BlockLayout.iq4Values[Int(b & 0x0F)])
+            y[j + 16] = d * Float(BlockLayout.iq4Values[Int(b >> 4)])
+        }
+    }
+
+    /// IQ4_XS: eight sub-blocks of 32, each x = (d · (scale − 32)) · value[q].
+    @inline(__always)
+    package static func iq4_XS(_ x: UnsafeRawPointer, _ y: UnsafeMutablePointer<Float>) {
+        let d = loadHalf(x)
+        for ib in 0..<8 {
+            let dl = d * Float(BlockLayout.iq4_XSScale(x, ib))
+            let qs = x + BlockLayout.iq4_XSQs + 16 * ib, out = y + 32 * ib
+            for j in 0..<16 {
+                let b = qs.load(fromByteOffset: j, as: UInt8.self)
+                out[j] = dl * Float(BlockLayout.iq4Values[Int(b & 0x0F)])
+                out[j + 16] = dl * Float(BlockLayout.iq4Values[Int(b >> 4)])
+            }
+        }
+    }
+
     /// The per-block dequantizer of `type`, or nil for unsupported types.
     package static func blockFunction(_ type: GGMLType) -> ((UnsafeRawPointer, UnsafeMutablePointer<Float>) -> Void)? {
         switch type {
@@ -223,6 +250,8 @@ package enum Dequantize {
         case .q5_K: q5_K
         case .q6_K: q6_K
         case .q8_K: q8_K
+        case .iq4_NL: iq4_NL
+        case .iq4_XS: iq4_XS
         default: nil
         }
     }

@@ -315,4 +315,63 @@ package enum DotFast {
     package static func f16(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ n: Int) -> Float {
         Kernels.dotF16(w.assumingMemoryBound(to: UInt16.self), UnsafePointer(a.blocks.assumingMemoryBound(to: UInt16.self)), count: n)
     }
+
+    /// IQ4_NL in the order of ggml's AVX2 kernel (`locallm_avx2_rows_iq4_nl`): 8 int32 lanes per block
+    /// as Q4_0's, blocks in pairs with even blocks FMAed into one accumulator and odd ones into another,
+    /// the two added lane by lane before `GGMLOrder.sum8`; an odd last block in the scalar form.
+    @inline(__always)
+    package static func iq4_NL(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
+        let pairs = nb / 2
+        var sum = withUnsafeTemporaryAllocation(of: Float.self, capacity: 18 * pairs + 16 + 16) { buffer -> Float in
+            guard let base = buffer.baseAddress else { return 0 }
+            // Even blocks' lanes and scales first, then the odd ones', so each chain reads contiguously.
+            let lanes = base, scales = base + 16 * pairs, acc = base + 18 * pairs
+            let products = UnsafeMutableRawPointer(acc + 16).bindMemory(to: Int16.self, capacity: 32)
+            for b in 0..<(2 * pairs) {
+                let x = w + 18 * b, q = u8(x + BlockLayout.iq4_NLQs), y = a.qs + 32 * b
+                for j in 0..<16 {
+                    products[j] = Int16(BlockLayout.iq4Values[Int(q[j] & 0x0F)]) &* Int16(y[j])
+                    products[j + 16] = Int16(BlockLayout.iq4Values[Int(q[j] >> 4)]) &* Int16(y[j + 16])
+                }
+                let slot = (b % 2) * pairs + b / 2
+                Self.lanes(products, into: lanes + 8 * slot)
+                scales[slot] = loadHalf(x) * a.scales[b]
+            }
+            for i in 0..<16 { acc[i] = 0 }
+            locallm_fma_chain(lanes, scales, Int32(pairs), 8, acc)
+            locallm_fma_chain(lanes + 8 * pairs, scales + pairs, Int32(pairs), 8, acc + 8)
+            var both = SIMD8<Float>()
+            for i in 0..<8 { both[i] = acc[i] + acc[8 + i] }
+            return GGMLOrder.sum8(both)
+        }
+        for b in (2 * pairs)..<nb {
+            let x = w + 18 * b, q = u8(x + BlockLayout.iq4_NLQs), y = a.qs + 32 * b
+            var sumi: Int32 = 0
+            for j in 0..<16 {
+                sumi &+= Int32(BlockLayout.iq4Values[Int(q[j] & 0x0F)]) &* Int32(y[j])
+                    &+ Int32(BlockLayout.iq4Values[Int(q[j] >> 4)]) &* Int32(y[j + 16])
+            }
+            sum += (loadHalf(x) * a.scales[b]) * Float(sumi)
+        }
+        return sum
+    }
+
+    /// IQ4_XS in the order of ggml's AVX2 kernel (`locallm_avx2_rows_iq4_xs`): 8 int32 lanes per
+    /// super-block (lane k: elements 4k…4k+3 of every sub-block, times its scale − 32) FMAed with d_x·d_y.
+    @inline(__always)
+    package static func iq4_XS(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
+        accumulate(nb) { b, p, out in
+            let x = w + 136 * b, yq = a.qs + 256 * b
+            for ib in 0..<8 {
+                let scale = BlockLayout.iq4_XSScale(x, ib)
+                let q = u8(x + BlockLayout.iq4_XSQs + 16 * ib), y = yq + 32 * ib, products = p.int32 + 32 * ib
+                for j in 0..<16 {
+                    products[j] = scale &* (Int32(BlockLayout.iq4Values[Int(q[j] & 0x0F)]) &* Int32(y[j]))
+                    products[j + 16] = scale &* (Int32(BlockLayout.iq4Values[Int(q[j] >> 4)]) &* Int32(y[j + 16]))
+                }
+            }
+            Self.lanes(p.int32, count: 256, into: out)
+            return loadHalf(x) * a.scales[b]
+        }
+    }
 }

@@ -25,6 +25,8 @@ package enum DotReference {
         case .q4_K: q4_K
         case .q5_K: q5_K
         case .q6_K: q6_K
+        case .iq4_NL: iq4_NL
+        case .iq4_XS: iq4_XS
         default: nil
         }
     }
@@ -241,6 +243,42 @@ package enum DotReference {
                 isum += i8(x + BlockLayout.q6_KScales, g) * s
             }
             sum += (loadHalf(x, BlockLayout.q6_KD) * y.loadUnaligned(as: Float.self)) * Float(isum)
+        }
+        return sum
+    }
+
+    /// ggml's `ggml_vec_dot_iq4_nl_q8_0` (generic): Σ over blocks of (d_x·d_y) · Σ value[q]·y.
+    package static func iq4_NL(_ w: UnsafeRawPointer, _ a: UnsafeRawPointer, _ n: Int) -> Float {
+        var sum: Float = 0
+        for b in 0..<(n / 32) {
+            let x = w + 18 * b, y = a + 34 * b
+            var sumi1: Int32 = 0, sumi2: Int32 = 0
+            for j in 0..<16 {
+                let q = u8(x + BlockLayout.iq4_NLQs, j)
+                sumi1 += Int32(BlockLayout.iq4Values[Int(q & 0x0F)]) * i8(y + 2, j)
+                sumi2 += Int32(BlockLayout.iq4Values[Int(q >> 4)]) * i8(y + 2, j + 16)
+            }
+            sum += (loadHalf(x) * loadHalf(y)) * Float(sumi1 + sumi2)
+        }
+        return sum
+    }
+
+    /// ggml's `ggml_vec_dot_iq4_xs_q8_K` (generic): per sub-block (d_x·d_y·(scale − 32)) · Σ value[q]·y.
+    package static func iq4_XS(_ w: UnsafeRawPointer, _ a: UnsafeRawPointer, _ n: Int) -> Float {
+        var sum: Float = 0
+        for b in 0..<(n / 256) {
+            let x = w + 136 * b, y = a + 292 * b
+            let d4d8 = loadHalf(x) * y.loadUnaligned(as: Float.self)
+            for ib in 0..<8 {
+                let qs = x + BlockLayout.iq4_XSQs + 16 * ib, q8 = y + BlockLayout.q8_KQs + 32 * ib
+                var sumi1: Int32 = 0, sumi2: Int32 = 0
+                for j in 0..<16 {
+                    let q = u8(qs, j)
+                    sumi1 += Int32(BlockLayout.iq4Values[Int(q & 0x0F)]) * i8(q8, j)
+                    sumi2 += Int32(BlockLayout.iq4Values[Int(q >> 4)]) * i8(q8, j + 16)
+                }
+                sum += (d4d8 * Float(BlockLayout.iq4_XSScale(x, ib))) * Float(sumi1 + sumi2)
+            }
         }
         return sum
     }

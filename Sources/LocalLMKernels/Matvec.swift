@@ -133,6 +133,8 @@ extension Kernels {
         case .q6_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q6_K(base + r * stride, a, nb) }
         case .q2_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q2_K(base + r * stride, a, nb) }
         case .q3_K: for r in start..<end { prefetchRow(r); y[r] = DotFast.q3_K(base + r * stride, a, nb) }
+        case .iq4_NL: for r in start..<end { prefetchRow(r); y[r] = DotFast.iq4_NL(base + r * stride, a, nb) }
+        case .iq4_XS: for r in start..<end { prefetchRow(r); y[r] = DotFast.iq4_XS(base + r * stride, a, nb) }
         case .f32: for r in start..<end { prefetchRow(r); y[r] = DotFast.f32(base + r * stride, x, n) }
         case .f16: for r in start..<end { prefetchRow(r); y[r] = DotFast.f16(base + r * stride, a, n) }
         case .bf16: for r in start..<end { prefetchRow(r); y[r] = DotFast.bf16(base + r * stride, a, n) }

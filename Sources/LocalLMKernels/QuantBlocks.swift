@@ -67,6 +67,22 @@ package enum BlockLayout {
     package static let q5_KDmin = 2, q5_KScales = 4, q5_KQh = 16, q5_KQs = 48
     // Q6_K
     package static let q6_KQh = 128, q6_KScales = 192, q6_KD = 208
+    // IQ4_NL: d, then 16 bytes of nibbles (element j low, j+16 high), as Q4_0
+    package static let iq4_NLQs = 2
+    // IQ4_XS: d, scales_h (2 bits per sub-block), scales_l (4 bits per sub-block), 8 × 16 bytes of nibbles
+    package static let iq4_XSScalesH = 2, iq4_XSScalesL = 4, iq4_XSQs = 8
+
+    /// The 16 values a 4-bit IQ4_NL/IQ4_XS index stands for (ggml's `kvalues_iq4nl`): a non-linear grid,
+    /// denser near zero.
+    package static let iq4Values: SIMD16<Int8> = [-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113]
+
+    /// The 6-bit scale of IQ4_XS sub-block `ib` (0…7) minus 32: low 4 bits from scales_l, high 2 from scales_h.
+    @inline(__always)
+    package static func iq4_XSScale(_ x: UnsafeRawPointer, _ ib: Int) -> Int32 {
+        let low = Int32(x.load(fromByteOffset: iq4_XSScalesL + ib / 2, as: UInt8.self) >> (4 * UInt8(ib % 2))) & 0x0F
+        let high = Int32(x.loadUnaligned(fromByteOffset: iq4_XSScalesH, as: UInt16.self) >> (2 * UInt16(ib))) & 0x03
+        return (low | (high << 4)) - 32
+    }
     // Q8_K
     package static let q8_KQs = 4, q8_KBsums = 260
 }

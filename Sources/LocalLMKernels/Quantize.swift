@@ -163,9 +163,9 @@ extension Kernels {
     /// The activation format llama.cpp pairs with weights of `type` (ggml-cpu `vec_dot_type`).
     public static func activationType(for type: GGMLType) -> GGMLType {
         switch type {
-        case .q4_0, .q5_0, .q8_0: .q8_0
+        case .q4_0, .q5_0, .q8_0, .iq4_NL: .q8_0
         case .q4_1, .q5_1: .q8_1
-        case .q2_K, .q3_K, .q4_K, .q5_K, .q6_K: .q8_K
+        case .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_XS: .q8_K
         case .f16: .f16
         case .bf16: .bf16
         default: .f32

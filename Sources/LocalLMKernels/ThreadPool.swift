@@ -83,7 +83,8 @@ public final class ThreadPool: @unchecked Sendable {
 /// (`closed = generation`) and waits until no worker is inside it (`active == 0`). A worker enters by
 /// incrementing `active` and then checking that the call is not closed, so it never touches `job`
 /// after the caller has returned (the increment and the check, and the close and the wait, are
-/// sequentially consistent).
+/// sequentially consistent). The check also re-reads `generation`, so that a worker that was away
+/// while later calls came and went never reads a job it has not seen published.
 private final class PoolState: @unchecked Sendable {
     let generation = Atomic<Int>(0)
     let closed = Atomic<Int>(0)
@@ -172,7 +173,15 @@ private final class PoolState: @unchecked Sendable {
             if stopping.load(ordering: .acquiring) { return }
             seen = current
             active.add(1, ordering: .sequentiallyConsistent)
-            if closed.load(ordering: .sequentiallyConsistent) != current {
+            // Enter only the call this worker saw published, and only while it is open. `closed` is
+            // read first, then `generation` again: while this worker was away the caller may have
+            // closed that call, published the next one and closed that too, and the next call's job
+            // is not this worker's to read (it has not acquired its publication; ThreadSanitizer
+            // reported the read). With both checks passing, the call is still open, and cannot
+            // close while `active` counts this worker, so `job` and `parts` are the ones published
+            // with `current`.
+            if closed.load(ordering: .sequentiallyConsistent) != current
+                && generation.load(ordering: .sequentiallyConsistent) == current {
                 runJob()
             }
             active.subtract(1, ordering: .sequentiallyConsistent)

@@ -38,7 +38,7 @@ public struct WeightMatrix: @unchecked Sendable {
     /// Types that can be weights. Q8_1 and Q8_K are activation-only formats in ggml.
     public static func isWeightType(_ type: GGMLType) -> Bool {
         switch type {
-        case .f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K: true
+        case .f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_NL, .iq4_XS: true
         default: false
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// integer sums and the same float operations in the same order. Skipped on CPUs without the
 /// instructions (there the Swift kernels are the only path).
 struct AVX2KernelsTests {
-    static let types: [GGMLType] = [.q8_0, .q4_0, .q4_1, .q5_0, .q5_1, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K]
+    static let types: [GGMLType] = [.q8_0, .q4_0, .q4_1, .q5_0, .q5_1, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_NL, .iq4_XS]
 
     static func swiftDot(_ type: GGMLType) -> (UnsafeRawPointer, PreparedActivation, Int) -> Float {
         switch type {
@@ -20,12 +20,24 @@ struct AVX2KernelsTests {
         case .q3_K: DotFast.q3_K
         case .q4_K: DotFast.q4_K
         case .q5_K: DotFast.q5_K
+        case .iq4_NL: DotFast.iq4_NL
+        case .iq4_XS: DotFast.iq4_XS
         default: DotFast.q6_K
         }
     }
 
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: types, [512, 2304, 4864])
     func cRowsEqualSwiftKernels(type: GGMLType, columns: Int) throws {
+        try compareRows(type: type, columns: columns)
+    }
+
+    /// IQ4_NL takes blocks in pairs; an odd count leaves a last block to the scalar form.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [32, 544, 2336])
+    func iq4_NLWithAnOddNumberOfBlocks(columns: Int) throws {
+        try compareRows(type: .iq4_NL, columns: columns)
+    }
+
+    func compareRows(type: GGMLType, columns: Int) throws {
         // 23 rows: five groups of four and three single rows, with start offsets that split a group.
         let rows = 23
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 1234 + UInt64(columns) + UInt64(type.rawValue))

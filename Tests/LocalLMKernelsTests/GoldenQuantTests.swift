@@ -7,7 +7,9 @@ import Testing
 /// Goldens from gguf-py's numpy reference (scripts/goldens/quant_fixtures.py): dequantization of random
 /// blocks of every type, and quantization of random rows to Q8_0/F16/BF16, compared bit for bit.
 struct GoldenQuantTests {
-    static let dequantizedTypes: [GGMLType] = [.f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K]
+    static let dequantizedTypes: [GGMLType] = [
+        .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_NL, .iq4_XS,
+    ]
 
     @Test(arguments: dequantizedTypes)
     func dequantizationIsBitExact(type: GGMLType) throws {

@@ -28,7 +28,7 @@ struct MatrixProductTests {
         }
     }
 
-    @Test(arguments: [GGMLType.f32, .f16, .q4_0, .q4_1, .q8_0, .q4_K, .q6_K])
+    @Test(arguments: [GGMLType.f32, .f16, .q4_0, .q4_1, .q8_0, .q4_K, .q6_K, .iq4_NL, .iq4_XS])
     func matmulMatchesDequantizedProduct(type: GGMLType) throws {
         let rows = 150, columns = 256, n = 7
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 7 + UInt64(type.rawValue))

@@ -27,10 +27,10 @@ struct SeededRandom: RandomNumberGenerator {
 /// Byte offsets of the f16 scales in each block type (random bytes there could be NaN/inf).
 let halfFields: [GGMLType: [Int]] = [
     .q4_0: [0], .q4_1: [0, 2], .q5_0: [0], .q5_1: [0, 2], .q8_0: [0],
-    .q2_K: [80, 82], .q3_K: [108], .q4_K: [0, 2], .q5_K: [0, 2], .q6_K: [208],
+    .q2_K: [80, 82], .q3_K: [108], .q4_K: [0, 2], .q5_K: [0, 2], .q6_K: [208], .iq4_NL: [0], .iq4_XS: [0],
 ]
 
-let weightTypes: [GGMLType] = [.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K]
+let weightTypes: [GGMLType] = [.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_NL, .iq4_XS]
 
 /// A weight matrix of random blocks with finite, realistic scales, owning its memory.
 final class RandomWeights {

@@ -29,8 +29,11 @@ HALF_FIELDS = {
     T.Q4_0: [0], T.Q4_1: [0, 2], T.Q5_0: [0], T.Q5_1: [0, 2], T.Q8_0: [0],
     T.Q2_K: [80, 82], T.Q3_K: [108], T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208],
 }
+HALF_FIELDS.update({T.IQ4_NL: [0], T.IQ4_XS: [0]})
 BLOCKS = {T.F16: 512, T.BF16: 512, T.Q4_0: 64, T.Q4_1: 64, T.Q5_0: 64, T.Q5_1: 64, T.Q8_0: 64,
           T.Q2_K: 8, T.Q3_K: 8, T.Q4_K: 8, T.Q5_K: 8, T.Q6_K: 8}
+# Added later; drawn after the quantization inputs so that the earlier files stay as they were.
+LATER_BLOCKS = {T.IQ4_NL: 64, T.IQ4_XS: 16}
 
 
 def random_halves(n):
@@ -44,7 +47,7 @@ def random_halves(n):
 
 def make_blocks(t):
     block_size, type_size = GGML_QUANT_SIZES[t]
-    n = BLOCKS[t]
+    n = {**BLOCKS, **LATER_BLOCKS}[t]
     if t == T.F16:
         return random_halves(n).reshape(-1)
     if t == T.BF16:
@@ -59,15 +62,19 @@ def make_blocks(t):
 def main():
     os.makedirs(OUT, exist_ok=True)
     manifest = {"dequantize": [], "quantize": []}
-    for t, n in BLOCKS.items():
-        raw = make_blocks(t)
-        block_size, type_size = GGML_QUANT_SIZES[t]
-        elements = n * block_size
-        deq = quants.dequantize(raw.reshape(1, -1), t).reshape(-1).astype(np.float32)
-        assert deq.size == elements
-        raw.tofile(os.path.join(OUT, f"{t.name}.blocks"))
-        deq.astype("<f4").tofile(os.path.join(OUT, f"{t.name}.f32"))
-        manifest["dequantize"].append({"type": t.name, "id": int(t), "blocks": n, "elements": elements})
+
+    def dequantized(types):
+        for t, n in types.items():
+            raw = make_blocks(t)
+            block_size, type_size = GGML_QUANT_SIZES[t]
+            elements = n * block_size
+            deq = quants.dequantize(raw.reshape(1, -1), t).reshape(-1).astype(np.float32)
+            assert deq.size == elements
+            raw.tofile(os.path.join(OUT, f"{t.name}.blocks"))
+            deq.astype("<f4").tofile(os.path.join(OUT, f"{t.name}.f32"))
+            manifest["dequantize"].append({"type": t.name, "id": int(t), "blocks": n, "elements": elements})
+
+    dequantized(BLOCKS)
 
     # Quantization inputs: 32 random rows of 256 (normal, heavy-tailed, tiny) and 4 rows of exact ties.
     rows = [rng.standard_normal(256).astype(np.float32) * rng.choice([1e-3, 0.1, 1, 30]) for _ in range(24)]
@@ -83,6 +90,7 @@ def main():
         q = quants.quantize(x, t)
         np.ascontiguousarray(q).view(np.uint8).tofile(os.path.join(OUT, f"quantize_{t.name}.bin"))
         manifest["quantize"].append({"type": t.name, "id": int(t), "rows": int(x.shape[0]), "columns": 256})
+    dequantized(LATER_BLOCKS)
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

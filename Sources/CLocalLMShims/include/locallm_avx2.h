@@ -48,6 +48,10 @@ void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_acti
                             float *y, long start, long end);
 void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                             float *y, long start, long end);
+void locallm_avx2_rows_iq4_nl(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end);
+void locallm_avx2_rows_iq4_xs(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end);
 
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 

@@ -14,8 +14,8 @@ enum ActivationRounding {
 
     static func format(for type: GGMLType) -> Format {
         switch type {
-        case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0: .q8_0  // Q8_1 rounds like Q8_0; it only adds block sums
-        case .q2_K, .q3_K, .q4_K, .q5_K, .q6_K: .q8_K
+        case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_NL: .q8_0  // Q8_1 rounds like Q8_0; it only adds block sums
+        case .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_XS: .q8_K
         case .f16: .f16
         case .bf16: .bf16
         default: .none
