@@ -11,6 +11,11 @@ llama.cpp. They are small (a few hundred KB) and deterministic (fixed seeds).
 Writes Tests/Fixtures/runtime/tiny-qwen2.gguf and tiny-qwen3.gguf. Goldens for them come from
 scripts/goldens/runtime_goldens.py (run it after this script).
 
+  python3 scripts/make-tiny-models.py --iq4
+
+writes only Tests/Fixtures/runtime/tiny-qwen2-iq4.gguf: the qwen2 shape with every matrix in IQ4_NL or
+IQ4_XS (random blocks with small scales, as for the K-quants: gguf-py has no quantizer for them).
+
   python3 scripts/make-tiny-models.py --families
 
 writes only Tests/Fixtures/tools/tiny-<family>.gguf (about 100 KB each): the qwen2 architecture at
@@ -84,7 +89,22 @@ def k_quant_blocks(rng, qtype, rows, cols):
     return raw.reshape(rows, cols // bsize * tsize)
 
 
+def iq4_blocks(rng, qtype, rows, cols):
+    """Random IQ4_NL/IQ4_XS blocks (gguf-py has no quantizer for them): random indices and sub-block
+    scales, and a small f16 d chosen so that the weights come out about as large as the others'."""
+    bsize, tsize = gguf.GGML_QUANT_SIZES[qtype]
+    nblocks = rows * cols // bsize
+    raw = rng.integers(0, 256, size=(nblocks, tsize), dtype=np.uint8)
+    lo, hi = (0.0003, 0.0008) if qtype == T.IQ4_NL else (0.00002, 0.00005)
+    d = (rng.uniform(lo, hi, size=nblocks) * rng.choice([-1.0, 1.0], size=nblocks)).astype(np.float16)
+    raw[:, 0:2] = d.view(np.uint8).reshape(nblocks, 2)
+    return raw.reshape(rows, cols // bsize * tsize)
+
+
 def add_weight(w, rng, name, rows, cols, qtype, scale):
+    if qtype in (T.IQ4_NL, T.IQ4_XS):
+        w.add_tensor(name, iq4_blocks(rng, qtype, rows, cols), raw_dtype=qtype)
+        return
     if qtype in (T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K):
         data = k_quant_blocks(rng, qtype, rows, cols)
         w.add_tensor(name, data, raw_dtype=qtype)
@@ -202,9 +222,20 @@ def families():
               family=family)
 
 
+def iq4():
+    """tiny-qwen2-iq4.gguf: the qwen2 shape with every matrix in IQ4_NL or IQ4_XS."""
+    write("qwen2", os.path.join(OUT, "tiny-qwen2-iq4.gguf"), seed=4, width=256, heads=4, kv_heads=2, head_k=None,
+          ff=512, layers=2,
+          types={"embd": T.Q8_0, "q": T.IQ4_NL, "k": T.IQ4_XS, "v": T.IQ4_NL, "o": T.IQ4_XS, "gate": T.IQ4_NL,
+                 "up": T.IQ4_XS, "down": T.IQ4_NL, "output": T.IQ4_XS})
+
+
 def main():
     if "--families" in sys.argv[1:]:
         families()
+        return
+    if "--iq4" in sys.argv[1:]:
+        iq4()
         return
     os.makedirs(OUT, exist_ok=True)
     # qwen2: width 256 (K-quants need multiples of 256 columns), tied output (no output.weight).

@@ -374,4 +374,19 @@ package enum DotFast {
             return loadHalf(x) * a.scales[b]
         }
     }
+
+    /// IQ4_NL as ggml multiplies a *batch* (llamafile's tinyBLAS, which takes IQ4_NL with Q8_0
+    /// activations): Q4_0's order, one 8-lane FMA chain over the blocks, no pairs.
+    @inline(__always)
+    package static func iq4_NLOneChain(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
+        accumulate(nb) { b, p, lanes in
+            let x = w + 18 * b, q = u8(x + BlockLayout.iq4_NLQs), y = a.qs + 32 * b
+            for j in 0..<16 {
+                p.int16[j] = Int16(BlockLayout.iq4Values[Int(q[j] & 0x0F)]) &* Int16(y[j])
+                p.int16[j + 16] = Int16(BlockLayout.iq4Values[Int(q[j] >> 4)]) &* Int16(y[j + 16])
+            }
+            Self.lanes(p.int16, into: lanes)
+            return loadHalf(x) * a.scales[b]
+        }
+    }
 }

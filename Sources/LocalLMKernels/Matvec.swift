@@ -14,6 +14,21 @@ extension Kernels {
         splitRows(w.rows, bytes: w.byteCount, pool: pool) { start, end in matvecRows(w, x, a, y, start, end) }
     }
 
+    /// y = W · x as ggml computes one row of a *batch* product: the same as ``matvec(_:_:_:pool:scratch:)``
+    /// except for IQ4_NL, whose batches llamafile's tinyBLAS multiplies with one FMA chain where the
+    /// single-row kernel keeps two (``DotFast/iq4_NLOneChain(_:_:_:)``). For exact batch evaluation.
+    public static func matvecAsBatchRow(
+        _ w: WeightMatrix, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+        pool: ThreadPool, scratch: KernelScratch
+    ) {
+        guard w.type == .iq4_NL else { return matvec(w, x, y, pool: pool, scratch: scratch) }
+        let a = prepareActivation(for: w.type, x, count: w.columns, scratch: scratch, slot: KernelScratch.activationSlot)
+        let nb = w.columns / 32
+        splitRows(w.rows, bytes: w.byteCount, pool: pool) { start, end in
+            for r in start..<end { y[r] = DotFast.iq4_NLOneChain(w.row(r), a, nb) }
+        }
+    }
+
     /// x quantized into the activation format llama.cpp pairs with weights of `type`, in `slot`.
     @inline(__always)
     static func prepareActivation(for type: GGMLType, _ x: UnsafePointer<Float>, count: Int, scratch: KernelScratch,

@@ -2,8 +2,9 @@ import Foundation
 
 /// llama.cpp's answers for one model, made by scripts/goldens/runtime_goldens.py.
 public struct RuntimeGoldens: Decodable, Sendable {
-    /// The models with goldens: two tiny random ones (fixtures) and three real ones.
-    public static let models = ["qwen2", "qwen3", "smollm2", "gemma3", "qwen05"]
+    /// The models with goldens: three tiny random ones (fixtures; `qwen2-iq4` has every matrix in
+    /// IQ4_NL or IQ4_XS) and three real ones.
+    public static let models = ["qwen2", "qwen3", "qwen2-iq4", "smollm2", "gemma3", "qwen05"]
 
     /// Prompts each golden set holds at least: 20, and 12 for Qwen2.5-Coder-0.5B (24 layers; its
     /// exact-arithmetic prefill is the slowest of the suite).

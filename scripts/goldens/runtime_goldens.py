@@ -10,7 +10,7 @@ and each of its prompts, asks /work/shared/reference/ref.py (llama.cpp via llama
     dominant terms, without storing whole vocabulary rows),
   * the 64 greedy tokens generated after the prompt (stopping early at end-of-generation).
 
-  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3 ...]
+  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3|qwen2-iq4 ...]
 
 Writes Tests/Fixtures/runtime/<model>_goldens.json. Needs ../shared/reference/setup.sh done first and
 the models from scripts/fetch-models.sh. The tests read only the JSON files.
@@ -97,6 +97,7 @@ def main():
         # tiny files: random ids below the 266 normal tokens (the 3 specials are control tokens)
         "qwen2": (os.path.join(OUT, "tiny-qwen2.gguf"), random_ids(20, 266, 20)),
         "qwen3": (os.path.join(OUT, "tiny-qwen3.gguf"), random_ids(30, 266, 20)),
+        "qwen2-iq4": (os.path.join(OUT, "tiny-qwen2-iq4.gguf"), random_ids(40, 266, 20)),
     }
     for name in which:
         path, prompts = specs[name]

@@ -29,8 +29,8 @@ extension ModelSequence {
                 }
                 // As ggml multiplies a batch by these weights: each row through the quantized dot products.
                 for t in 0..<rows {
-                    Kernels.matvec(m.matrix, input + t * m.matrix.columns, output + t * m.matrix.rows,
-                                   pool: model.pool, scratch: s.kernel)
+                    Kernels.matvecAsBatchRow(m.matrix, input + t * m.matrix.columns, output + t * m.matrix.rows,
+                                             pool: model.pool, scratch: s.kernel)
                 }
                 return
             }
