@@ -39,7 +39,7 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
         ("qwen1.5b ffn down", .q2_K, 1536, 8960),
     ]
     var all = shapes
-    for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K] {
+    for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_NL, .iq4_XS] {
         all.append(("every type", type, 2048, 2048))
     }
     for (label, type, rows, columns) in all {
@@ -138,7 +138,7 @@ private final class RandomMatrix {
             for i in 0..<(rows * columns) { bytes.storeBytes(of: UInt16(0x3c00 ^ (i & 0x3ff)), toByteOffset: 2 * i, as: UInt16.self) }
         default:
             let offsets: [Int] = switch type {
-            case .q4_0, .q5_0, .q8_0: [0]
+            case .q4_0, .q5_0, .q8_0, .iq4_NL, .iq4_XS: [0]
             case .q4_1, .q5_1, .q4_K, .q5_K: [0, 2]
             case .q2_K: [80, 82]
             case .q3_K: [108]
