@@ -28,15 +28,27 @@ sanitize() {
     # standard library): the project's lock becomes a pthread mutex, which it does see.
     [[ $sanitizer == thread ]] && flags+=(-Xswiftc -DLOCALLM_TSAN)
     swift build -c "$config" --scratch-path "$scratch" --sanitize="$sanitizer" "${flags[@]}" --build-tests
-    local args=(--no-parallel)
-    [[ -n $filter ]] && args+=(--filter "$filter")
-    # Serially, as scripts/test.sh runs them (the real-model suites use every core).
-    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
-        swift test -c "$config" --scratch-path "$scratch" --sanitize="$sanitizer" "${flags[@]}" --skip-build \
-        "${args[@]}" 2>&1 | tee "$scratch/sanitizers.log"
-    local status=${PIPESTATUS[0]}
-    if grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$scratch/sanitizers.log"; then
-        echo "$sanitizer sanitizer reported problems: $scratch/sanitizers.log" >&2
+    # Serially, as scripts/test.sh runs them (the real-model suites use every core), and one suite
+    # per `swift test`: swift test holds its child's output until it exits, so a long run otherwise
+    # shows nothing until the end, and a stopped one loses the results of the suites it finished.
+    # The log records each suite's verdict as it ends.
+    local log=$scratch/sanitizers.log status=0
+    : > "$log"
+    local suites=()
+    if [[ -n $filter ]]; then IFS='|' read -r -a suites <<< "$filter"; else suites=(""); fi
+    for suite in "${suites[@]}"; do
+        local args=(--no-parallel)
+        [[ -n $suite ]] && args+=(--filter "$suite")
+        echo "== ${suite:-whole suite} $(date -u +%H:%M:%S)" | tee -a "$log"
+        if ! TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
+            swift test -c "$config" --scratch-path "$scratch" --sanitize="$sanitizer" "${flags[@]}" --skip-build \
+            "${args[@]}" 2>&1 | tee -a "$log" \
+            | { grep -E "Test run with|WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY" || true; }; then
+            status=1
+        fi
+    done
+    if grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer" "$log"; then
+        echo "$sanitizer sanitizer reported problems: $log" >&2
         return 1
     fi
     return "$status"
