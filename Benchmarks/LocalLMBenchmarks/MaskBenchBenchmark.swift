@@ -87,10 +87,16 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
             var matcher = GrammarMatcher(index)
             var accepted = true
             for (k, id) in ids.enumerated() {
+                let cachedBefore = index.cachedStateCount
                 let m0 = threadCPUNanoseconds()
                 matcher.fillNextTokenBitmask(into: &mask)
                 let elapsed = threadCPUNanoseconds() - m0
-                if let c = compileNanos { report.ttfm.append(Double(c + elapsed) / 1000); compileNanos = nil } else { report.tbm.append(Double(elapsed) / 1000) }
+                if let c = compileNanos {
+                    report.ttfm.append(Double(c + elapsed) / 1000)
+                    compileNanos = nil
+                } else {
+                    report.mask(Double(elapsed) / 1000, cold: index.cachedStateCount > cachedBefore, case: name, token: k)
+                }
                 let allowed = mask[id >> 6] & (1 << UInt64(id & 63)) != 0
                 let committed = matcher.accept(token: id)
                 if allowed != committed { report.maskBugs += 1; if verbose { print("MASK BUG \(name): token \(id) mask \(allowed) accept \(committed)") } }
@@ -122,6 +128,19 @@ struct MaskBenchReport {
     var compileErrorsByFeature: [String: Int] = [:]
     var validationErrors = 0, invalidationErrors = 0, maskBugs = 0
     var ttfm: [Double] = [], tbm: [Double] = []
+    /// Masks that filled a cache entry (a state no grammar over the vocabulary had met), and the rest.
+    var tbmCold: [Double] = [], tbmWarm: [Double] = []
+    var slowest: [(micros: Double, cold: Bool, case: String, token: Int)] = []
+
+    mutating func mask(_ micros: Double, cold: Bool, case name: String, token: Int) {
+        tbm.append(micros)
+        if cold { tbmCold.append(micros) } else { tbmWarm.append(micros) }
+        if slowest.count < 20 || micros > slowest[slowest.count - 1].micros {
+            slowest.append((micros, cold, name, token))
+            slowest.sort { $0.micros > $1.micros }
+            if slowest.count > 20 { slowest.removeLast() }
+        }
+    }
 
     mutating func compileError(_ error: GrammarError) {
         compileErrors += 1
@@ -142,6 +161,11 @@ struct MaskBenchReport {
         Swift.print("cases \(cases) (unreadable \(unreadable)): passing \(passing), compile errors \(compileErrors), validation errors \(validationErrors), invalidation errors \(invalidationErrors), mask/accept disagreements \(maskBugs)")
         Swift.print(String(format: "TTFM p50 %.0f µs p99 %.0f µs max %.0f µs (%d) | TBM p50 %.1f µs p99 %.0f µs p99.9 %.0f µs max %.0f µs (%d masks)",
                            p(ttfm, 0.5), p(ttfm, 0.99), ttfm.last ?? 0, ttfm.count, p(tbm, 0.5), p(tbm, 0.99), p(tbm, 0.999), tbm.last ?? 0, tbm.count))
+        let cold = tbmCold.sorted(), warm = tbmWarm.sorted()
+        Swift.print(String(format: "TBM cold (filled a cache entry) p50 %.0f µs p99 %.0f µs (%d masks) | warm p50 %.1f µs p99 %.0f µs p99.9 %.0f µs (%d masks)",
+                           p(cold, 0.5), p(cold, 0.99), cold.count, p(warm, 0.5), p(warm, 0.99), p(warm, 0.999), warm.count))
+        Swift.print("slowest masks:")
+        for s in slowest { Swift.print(String(format: "  %8.0f µs ", s.micros) + "\(s.cold ? "cold" : "warm") \(s.case) token \(s.token)") }
         Swift.print("compile errors by feature:")
         for (k, n) in compileErrorsByFeature.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) { Swift.print("  \(n)  \(k)") }
     }

@@ -6,12 +6,13 @@ import LocalLMSync
 /// signature is that reachable part written out with rules renumbered in the order they are met.
 extension GrammarTokenIndex {
     /// Signatures longer than this (in 32-bit words) are not shared (large recursive grammars).
-    static let maxSignatureWords = 16_384
+    static let maxSignatureWords = 2048
 
     /// The key's reachable grammar, canonically numbered; nil when too large to be worth sharing.
     func signature(of key: MaskKey) -> [UInt32]? {
         let g = grammar
         var out: [UInt32] = []
+        out.reserveCapacity(256)
         var canonical: [Int32: UInt32] = [:]
         var queue: [Int32] = []
         func emit(from p: Int32) -> Bool {

@@ -106,85 +106,132 @@ public final class GrammarTokenIndex: Sendable {
         var q = bottomParent
         for p in frames.reversed() { q = pool.node(p, q) }
 
-        // Stack sets met during the walk are interned, and each set's transition on each byte is
-        // computed once (a lazily built DFA): string content, where almost every token is
-        // allowed, keeps returning to the same few sets.
-        var members: [[Int32]] = []
-        var nextBytes: [ByteSet] = []
-        var table: [Int32] = []  // per set, 256 entries: -1 unknown, else (set + 1) << 2 | flags
-        var index: [[Int32]: Int32] = [:]
-        func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
-            if let id = index[m] { return id }
-            let id = Int32(members.count)
-            members.append(m)
-            pool.sets = m
-            nextBytes.append(pool.nextBytes(g, 0..<m.count))
-            table.append(contentsOf: repeatElement(-1, count: 256))
-            index[m] = id
-            return id
-        }
-        func step(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> (set: Int32, accepting: Bool, escaped: Bool) {
-            let slot = Int(set) * 256 + Int(byte)
-            var v = table[slot]
-            if v < 0 {
-                let m = members[Int(set)]
-                pool.sets = m
-                let (r, flags) = pool.advance(g, 0..<m.count, byte)
-                let next = Array(pool.sets[r]).sorted()
-                let id: Int32 = next.isEmpty ? -1 : intern(next, &pool)
-                v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
-                table[slot] = v
-            }
-            return ((v >> 2) - 1, v & 1 != 0, v & 2 != 0)
-        }
-        let startSet = intern([q], &pool)
+        let dfa = StackSetDFA(grammar: g)
+        let startSet = dfa.intern([q], &pool)
 
         // Ranges of `trie.order`; depth-first order makes neighbours touch, so they merge.
-        var accepted: [Range<Int32>] = []
-        var uncertain: [Range<Int32>] = []
-        func addRange(_ a: Int32, _ b: Int32, to list: inout [Range<Int32>]) {
-            guard a < b else { return }
-            if let last = list.last, last.upperBound == a {
-                list[list.count - 1] = last.lowerBound..<b
-            } else {
-                list.append(a..<b)
+        var accepted = TokenRanges()
+        var uncertain = TokenRanges()
+        // Pre-order scan of the trie, keeping the stack set and "a path escaped above" at each depth
+        // of the current path; a subtree no stack can enter is skipped in one jump.
+        let levels = trie.maxDepth + 1
+        let setAt = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
+        let escapedAt = UnsafeMutablePointer<Bool>.allocate(capacity: levels)
+        defer { setAt.deallocate(); escapedAt.deallocate() }
+        setAt[0] = startSet
+        escapedAt[0] = false
+        let nodeCount = trie.nodeCount
+        trie.byte.withUnsafeBufferPointer { byteOf in
+        trie.depth.withUnsafeBufferPointer { depthOf in
+        trie.skip.withUnsafeBufferPointer { skipOf in
+        trie.tokenStart.withUnsafeBufferPointer { tokenStart in
+            var i = 1
+            var table = dfa.table  // re-read after `fill`, which may grow it
+            while i < nodeCount {
+                let d = Int(depthOf[i])
+                let set = setAt[d &- 1]
+                let escapedAbove = escapedAt[d &- 1]
+                let byte = byteOf[i]
+                var v = table[Int(set) &* 256 &+ Int(byte)]
+                if v < 0 {
+                    v = dfa.fill(set, byte, &pool)
+                    table = dfa.table
+                }
+                if v == 0 {
+                    // No stack takes this byte: the whole subtree dies here (uncertain if a path escaped above).
+                    let after = Int(skipOf[i])
+                    if escapedAbove { uncertain.add(tokenStart[i], tokenStart[after]) }
+                    i = after
+                    continue
+                }
+                let next = (v >> 2) &- 1
+                let escapedHere = v & 2 != 0
+                if next >= 0 || v & 3 != 0 {
+                    accepted.add(tokenStart[i], tokenStart[i &+ 1])
+                } else if escapedAbove {
+                    uncertain.add(tokenStart[i], tokenStart[i &+ 1])
+                }
+                let escaped = escapedAbove || escapedHere
+                if next >= 0 {
+                    setAt[d] = next
+                    escapedAt[d] = escaped
+                    i &+= 1
+                } else {
+                    let after = Int(skipOf[i])
+                    if escaped { uncertain.add(tokenStart[i &+ 1], tokenStart[after]) }
+                    i = after
+                }
             }
         }
-        // Depth-first over the trie: (node, stack set, a path escaped above, next edge).
-        struct Frame { var node: Int32; var set: Int32; var escapedAbove: Bool; var edge: Int32 }
-        var dfs: [Frame] = [Frame(node: 0, set: startSet, escapedAbove: false, edge: trie.childStart[0])]
-        while !dfs.isEmpty {
-            let top = dfs[dfs.count - 1]
-            let node = Int(top.node)
-            if top.edge >= trie.childStart[node + 1] {
-                dfs.removeLast()
-                continue
-            }
-            dfs[dfs.count - 1].edge += 1
-            let e = Int(top.edge)
-            let child = Int(trie.edgeChild[e])
-            let byte = trie.edgeByte[e]
-            if !nextBytes[Int(top.set)].contains(byte) {
-                // No stack takes this byte: the whole subtree dies here (uncertain if a path escaped above).
-                if top.escapedAbove { addRange(trie.tokensStart[child], trie.subtreeEnd[child], to: &uncertain) }
-                continue
-            }
-            let (next, accepting, escapedHere) = step(top.set, byte, &pool)
-            let alive = next >= 0
-            if alive || escapedHere || accepting {
-                addRange(trie.tokensStart[child], trie.tokensEnd[child], to: &accepted)
-            } else if top.escapedAbove {
-                addRange(trie.tokensStart[child], trie.tokensEnd[child], to: &uncertain)
-            }
-            let escaped = top.escapedAbove || escapedHere
-            if alive {
-                dfs.append(Frame(node: Int32(child), set: next, escapedAbove: escaped, edge: trie.childStart[child]))
-            } else if escaped {
-                addRange(trie.tokensEnd[child], trie.subtreeEnd[child], to: &uncertain)
-            }
         }
-        func ids(_ ranges: [Range<Int32>]) -> [Int32] { ranges.flatMap { trie.order[Int($0.lowerBound)..<Int($0.upperBound)] } }
-        return MaskEntry(accepted: ids(accepted), uncertain: ids(uncertain), tokens: tokens)
+        }
+        }
+        return MaskEntry(accepted: accepted, uncertain: uncertain, order: trie.order, tokens: tokens)
+    }
+}
+
+/// The stack sets met during one entry's trie walk, interned, with each set's transition on each
+/// byte computed once: a lazily built DFA. String content, where almost every token is allowed,
+/// keeps returning to the same few sets, so most trie nodes cost one table read.
+final class StackSetDFA {
+    let grammar: CompiledGrammar
+    private var members: [[Int32]] = []
+    private var index: [[Int32]: Int32] = [:]
+    /// Per set, 256 entries: -1 not computed yet, else (next set + 1) << 2 | escaped << 1 | accepting
+    /// (0: no stack takes the byte).
+    private(set) var table: UnsafeMutablePointer<Int32>
+    private var capacity = 16
+
+    init(grammar: CompiledGrammar) {
+        self.grammar = grammar
+        table = .allocate(capacity: capacity * 256)
+    }
+
+    deinit { table.deallocate() }
+
+    func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
+        if let id = index[m] { return id }
+        let id = Int32(members.count)
+        if members.count == capacity {
+            let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2 * 256)
+            bigger.moveInitialize(from: table, count: capacity * 256)
+            table.deallocate()
+            table = bigger
+            capacity *= 2
+        }
+        (table + members.count * 256).initialize(repeating: -1, count: 256)
+        members.append(m)
+        index[m] = id
+        return id
+    }
+
+    /// Computes and stores the transition of `set` on `byte`.
+    func fill(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> Int32 {
+        let m = members[Int(set)]
+        pool.sets = m
+        let (r, flags) = pool.advance(grammar, 0..<m.count, byte)
+        let next = Array(pool.sets[r]).sorted()
+        let id: Int32 = next.isEmpty ? -1 : intern(next, &pool)
+        let v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
+        table[Int(set) * 256 + Int(byte)] = v
+        return v
+    }
+}
+
+/// Ranges of the trie's token order, merged where they touch.
+struct TokenRanges {
+    var ranges: [Range<Int32>] = []
+    var count = 0
+
+    @inline(__always)
+    mutating func add(_ a: Int32, _ b: Int32) {
+        guard a < b else { return }
+        count += Int(b - a)
+        if let last = ranges.last, last.upperBound == a {
+            ranges[ranges.count - 1] = last.lowerBound..<b
+        } else {
+            ranges.append(a..<b)
+        }
     }
 }
 
@@ -205,17 +252,20 @@ struct MaskEntry: Sendable {
     let uncertain: [Int32]
     let uncertainPrefix: [Int32]
 
-    init(accepted: [Int32], uncertain: [Int32], tokens: TokenTable) {
+    init(accepted: TokenRanges, uncertain ranges: TokenRanges, order: [Int32], tokens: TokenTable) {
         let words = tokens.maskWordCount
         if accepted.count >= words {
             var bits = [UInt64](repeating: 0, count: words)
-            for t in accepted { bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+            for r in accepted.ranges {
+                for k in r { let t = order[Int(k)]; bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+            }
             acceptedWords = bits
             acceptedList = []
         } else {
             acceptedWords = []
-            acceptedList = accepted
+            acceptedList = accepted.ranges.flatMap { order[Int($0.lowerBound)..<Int($0.upperBound)] }
         }
+        let uncertain = ranges.ranges.flatMap { order[Int($0.lowerBound)..<Int($0.upperBound)] }
         self.uncertain = uncertain
         var prefix: [Int32] = []
         prefix.reserveCapacity(uncertain.count)

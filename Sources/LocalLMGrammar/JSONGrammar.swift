@@ -17,6 +17,8 @@ struct JSONGrammar {
     private var numberRule: Int?
     private var integerRule: Int?
     private var stringRule: Int?
+    private var stringTailRule: Int?
+    private var nonASCIITailRule: Int?
 
     init(whitespace: JSONWhitespace) { self.whitespace = whitespace }
 
@@ -66,6 +68,25 @@ struct JSONGrammar {
         let body = b.repeated(char(&b), min: minLength, max: maxLength, name: "chars")
         let r = b.rule("string", [GrammarBuilder.literal("\"") + body + GrammarBuilder.literal("\"") + space(&b)])
         if minLength == 0 && maxLength == nil { stringRule = r }
+        return [.rule(r)]
+    }
+
+    /// The rest of a string after some content: any characters, then the closing quote. One shared
+    /// rule, so every route that continues freely (a key that left the listed names) reaches the
+    /// same states, whose token masks are cached once for all schemas over a vocabulary.
+    mutating func stringTail(_ b: inout GrammarBuilder) -> [Symbol] {
+        if let r = stringTailRule { return [.rule(r)] }
+        let free = b.repeated(char(&b), min: 0, max: nil, name: "string-rest")
+        let r = b.rule("string-tail", [free + GrammarBuilder.literal("\"")])
+        stringTailRule = r
+        return [.rule(r)]
+    }
+
+    /// A non-ASCII character (raw or `\u`-escaped), then the string's tail (shared, as `stringTail`).
+    mutating func nonASCIITail(_ b: inout GrammarBuilder) -> [Symbol] {
+        if let r = nonASCIITailRule { return [.rule(r)] }
+        let r = b.rule("non-ascii-tail", [Self.jsonStringClass([0x80...0xD7FF, 0xE000...0x10FFFF], &b) + stringTail(&b)])
+        nonASCIITailRule = r
         return [.rule(r)]
     }
 

@@ -308,7 +308,7 @@ struct JSONSchemaCompiler {
         if names.isEmpty { return json.string(&b) }
         // A trie over the names' bytes; at each node the key may end (if no name ends here),
         // continue along a name, or leave the trie and continue freely.
-        let free = b.repeated(json.char(&b), min: 0, max: nil, name: "key-rest")
+        let tail = json.stringTail(&b)
         let quote = GrammarBuilder.literal("\"")
         // Trie nodes in breadth-first order (so children come after parents); built without
         // recursion, since names may be long.
@@ -336,15 +336,15 @@ struct JSONSchemaCompiler {
             // byte-wise; multi-byte characters always leave it since names are matched as bytes).
             var other = ByteSet()
             for c in UInt8(0x20)...0x7E where c != 0x22 && c != 0x5C && !nextBytes.contains(c) { other.insert(c) }
-            alts.append([.bytes(other)] + free + quote)
+            alts.append([.bytes(other)] + tail)
             // An escape leaves the trie too, when the character it stands for continues no name here.
             var shortEscapes = ByteSet()
             let escapes: [(UInt8, UInt8)] = [(0x22, 0x22), (0x5C, 0x5C), (0x2F, 0x2F), (0x62, 0x08), (0x66, 0x0C), (0x6E, 0x0A), (0x72, 0x0D), (0x74, 0x09)]
             for (letter, raw) in escapes where !nextBytes.contains(raw) { shortEscapes.insert(letter) }
-            if !shortEscapes.isEmpty { alts.append(GrammarBuilder.literal("\\") + [.bytes(shortEscapes)] + free + quote) }
+            if !shortEscapes.isEmpty { alts.append(GrammarBuilder.literal("\\") + [.bytes(shortEscapes)] + tail) }
             // So does a non-ASCII character (raw or `\u`-escaped) where no name continues with one.
             if !nextBytes.contains(where: { $0 >= 0x80 }) {
-                alts.append(JSONGrammar.jsonStringClass([0x80...0xD7FF, 0xE000...0x10FFFF], &b) + free + quote)
+                alts.append(json.nonASCIITail(&b))
             }
             symbols[n] = b.group(alts, name: "key")
         }

@@ -30,63 +30,57 @@ public final class TokenTable: Sendable {
     public var maskWordCount: Int { (tokenBytes.count + 63) / 64 }
 }
 
-/// A byte trie over the ordinary tokens. Tokens are numbered in depth-first order so that every
-/// subtree's tokens are one contiguous range of `order` (rejecting a prefix rejects a range).
+/// A byte trie over the ordinary tokens, laid out in pre-order: a walk is a forward scan of a few
+/// flat arrays that jumps over a subtree by setting the index to `skip`, so masks read memory in
+/// order (the layout LLGuidance's token trie uses). Tokens are numbered in the same depth-first
+/// order, so every subtree's tokens are one contiguous range of `order`.
 struct TokenTrie: Sendable {
-    /// Per node: its children are `edgeByte/edgeChild[childStart[n] ..< childStart[n + 1]]`, by byte.
-    var childStart: [Int32] = []
-    var edgeByte: [UInt8] = []
-    var edgeChild: [Int32] = []
-    /// Per node: tokens ending exactly here are `order[tokensStart[n] ..< tokensEnd[n]]`, and the
-    /// whole subtree's tokens are `order[tokensStart[n] ..< subtreeEnd[n]]`.
-    var tokensStart: [Int32] = []
-    var tokensEnd: [Int32] = []
-    var subtreeEnd: [Int32] = []
+    /// Per node (node 0 is the root): the byte on the edge into it, and its depth (the root's is 0).
+    var byte: [UInt8] = []
+    var depth: [Int32] = []
+    /// Per node: the first node after its subtree (the node count for the last subtree).
+    var skip: [Int32] = []
+    /// Per node, plus one sentinel: tokens ending exactly at node i are
+    /// `order[tokenStart[i] ..< tokenStart[i + 1]]`, and its subtree's tokens are
+    /// `order[tokenStart[i] ..< tokenStart[skip[i]]]`.
+    var tokenStart: [Int32] = []
     /// Token ids in depth-first order.
     var order: [Int32] = []
+    /// The longest token, in bytes.
+    var maxDepth = 0
 
     init(tokenBytes: [[UInt8]], excluded: Set<Int>) {
-        // Sorting the byte strings gives depth-first order directly; build nodes from the sorted list.
+        // Sorted byte strings visit the trie in pre-order: each string adds the nodes past its
+        // common prefix with the previous one, and a string sorts before its extensions.
         let ids = tokenBytes.indices.filter { !excluded.contains($0) && !tokenBytes[$0].isEmpty }
             .sorted { tokenBytes[$0].lexicographicallyPrecedes(tokenBytes[$1]) || (tokenBytes[$0] == tokenBytes[$1] && $0 < $1) }
-        // Temporary pointer-style trie, then flattened breadth of children in byte order.
-        var children: [[(UInt8, Int32)]] = [[]]
-        var ends: [[Int32]] = [[]]
-        for id in ids {
-            var n: Int32 = 0
-            for b in tokenBytes[id] {
-                if let last = children[Int(n)].last, last.0 == b {
-                    n = last.1
-                } else {
-                    let c = Int32(children.count)
-                    children.append([]); ends.append([])
-                    children[Int(n)].append((b, c))
-                    n = c
-                }
+        byte = [0]; depth = [0]; tokenStart = [0]
+        var previous: [UInt8] = []
+        for (k, id) in ids.enumerated() {
+            let bytes = tokenBytes[id]
+            var common = 0
+            while common < bytes.count && common < previous.count && bytes[common] == previous[common] { common += 1 }
+            for d in common..<bytes.count {
+                byte.append(bytes[d])
+                depth.append(Int32(d + 1))
+                tokenStart.append(Int32(k))
             }
-            ends[Int(n)].append(Int32(id))
+            order.append(Int32(id))
+            maxDepth = max(maxDepth, bytes.count)
+            previous = bytes
         }
-        let n = children.count
-        tokensStart = [Int32](repeating: 0, count: n)
-        tokensEnd = [Int32](repeating: 0, count: n)
-        subtreeEnd = [Int32](repeating: 0, count: n)
-        // Depth-first numbering (children are already in byte order because ids were sorted).
-        var stack: [(Int32, Bool)] = [(0, false)]
-        while let (node, done) = stack.popLast() {
-            if done { subtreeEnd[Int(node)] = Int32(order.count); continue }
-            tokensStart[Int(node)] = Int32(order.count)
-            order.append(contentsOf: ends[Int(node)])
-            tokensEnd[Int(node)] = Int32(order.count)
-            stack.append((node, true))
-            for (_, c) in children[Int(node)].reversed() { stack.append((c, false)) }
+        let n = byte.count
+        tokenStart.append(Int32(order.count))
+        skip = [Int32](repeating: Int32(n), count: n)
+        var open: [Int32] = []
+        for i in 0..<n {
+            while let last = open.last, depth[Int(last)] >= depth[i] {
+                skip[Int(last)] = Int32(i)
+                open.removeLast()
+            }
+            open.append(Int32(i))
         }
-        childStart.reserveCapacity(n + 1)
-        for node in 0..<n {
-            childStart.append(Int32(edgeByte.count))
-            for (b, c) in children[node] { edgeByte.append(b); edgeChild.append(c) }
-        }
-        childStart.append(Int32(edgeByte.count))
     }
 
-    var nodeCount: Int { tokensStart.count }
+    var nodeCount: Int { byte.count }
 }
