@@ -49,7 +49,11 @@ extension JSONSchemaCompiler {
         guard normalizeBudget > 0 else { throw .tooLarge(message: "schema needs more than 100000 normalization steps (at \(path))") }
         guard depth <= Self.maxMergeDepth else { throw .tooLarge(message: "allOf/$ref nested deeper than \(Self.maxMergeDepth) at \(path)") }
         guard let raw = schema.objectMembers else { return schema }
-        if let e = schema["enum"], e.arrayValue?.isEmpty ?? true { throw .schema(message: "enum must be a non-empty array", path: path + ".enum") }
+        if let e = schema["enum"] {
+            guard let values = e.arrayValue else { throw .schema(message: "enum must be an array", path: path + ".enum") }
+            // An empty enum (allowed since draft 6: "SHOULD have at least one element") admits nothing.
+            if values.isEmpty { return .bool(false) }
+        }
         var members = Self.validating(raw)
         if let ref = members.first(where: { $0.0 == "$ref" }), members.count > 1 {
             if Self.ignoresRefSiblings(root) {

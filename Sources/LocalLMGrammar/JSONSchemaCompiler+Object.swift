@@ -68,7 +68,7 @@ extension JSONSchemaCompiler {
             for (j, other) in patterns.enumerated() where j != i && !Self.patternsDisjoint(pattern, other.0) { values.append(other.1) }
             let node: RegexCompiler.Node
             do { node = try patternNode(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
-            let key = json.quoted(node.emit(&b, jsonString: true), &b)
+            let key = json.quoted(try regularContent(node), &b)
             routes.append((key, values.count == 1 ? schema : .object([("allOf", .array(values))]), path + ".patternProperties"))
         }
         if let extra {

@@ -192,28 +192,57 @@ struct JSONSchemaCompiler {
     private mutating func stringRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
         let minLength = try count(s, "minLength", path) ?? 0
         let maxLength = try count(s, "maxLength", path)
+        if let m = maxLength, m < minLength { return [.rule(b.rule("never", []))] }
+        // The regular constraints on the content: a pattern, a format, or both.
+        var languages: [RegexCompiler.Node] = []
         if let p = s["pattern"] {
             guard let pattern = p.stringValue else { throw .schema(message: "pattern must be a string", path: path + ".pattern") }
-            if s["minLength"] != nil || s["maxLength"] != nil || s["format"] != nil { throw unsupported("pattern with minLength/maxLength/format", path) }
-            let node: RegexCompiler.Node
-            do { node = try patternNode(pattern) } catch {
+            do { languages.append(try patternNode(pattern)) } catch {
                 throw .schema(message: error.description, path: path + ".pattern")
             }
-            return json.quoted(node.emit(&b, jsonString: true), &b)
         }
         if let f = s["format"] {
             guard let name = f.stringValue else { throw .schema(message: "format must be a string", path: path + ".format") }
             // Unknown formats annotate only (JSON Schema's format-annotation vocabulary, Python jsonschema's default).
-            if let body = try formatBody(name, path + ".format") {
-                if s["minLength"] != nil || s["maxLength"] != nil { throw unsupported("format with minLength/maxLength", path) }
-                return json.quoted(body, &b)
-            }
+            if let node = try formatNode(name, path + ".format") { languages.append(node) }
         }
-        if let m = maxLength, m < minLength { return [.rule(b.rule("never", []))] }
-        return json.string(minLength: minLength, maxLength: maxLength, &b)
+        guard let first = languages.first else { return json.string(minLength: minLength, maxLength: maxLength, &b) }
+        // A length the pattern already implies needs no automaton.
+        let implied = ScalarAutomaton.lengthBounds(first)
+        let lengthIsFree: Bool
+        if let m = maxLength {
+            lengthIsFree = implied.min >= minLength && (implied.max.map { $0 <= m } ?? false)
+        } else {
+            lengthIsFree = implied.min >= minLength
+        }
+        // Intersect pattern ∩ format ∩ length as deterministic automata over code points. Even a
+        // lone pattern goes this way: a search (`.*A.*|.*B.*`) written as rules directly leaves the
+        // matcher many stacks at once, its automaton one.
+        do {
+            var automaton = try ScalarAutomaton(first).determinized()
+            for other in languages.dropFirst() { automaton = try automaton.intersection(try ScalarAutomaton(other).determinized()) }
+            if !lengthIsFree { automaton = try automaton.intersection(.length(min: minLength, max: maxLength)) }
+            return json.quoted(automaton.emit(&b, jsonString: true), &b)
+        } catch {
+            // Too large to determinize: a lone pattern can still be written as rules.
+            guard case .tooLarge = error, languages.count == 1, lengthIsFree else { throw error }
+            return json.quoted(first.emit(&b, jsonString: true), &b)
+        }
     }
 
-    private mutating func formatBody(_ name: String, _ path: String) throws(GrammarError) -> [Symbol]? {
+    /// A pattern's strings inside a JSON string, from its deterministic automaton (one matcher
+    /// stack), or written as rules directly when the automaton would be too large.
+    mutating func regularContent(_ node: RegexCompiler.Node) throws(GrammarError) -> [Symbol] {
+        do {
+            return try ScalarAutomaton(node).determinized().emit(&b, jsonString: true)
+        } catch {
+            guard case .tooLarge = error else { throw error }
+            return node.emit(&b, jsonString: true)
+        }
+    }
+
+    /// The content a `format` allows, as a regex tree; nil for a name that only annotates.
+    private mutating func formatNode(_ name: String, _ path: String) throws(GrammarError) -> RegexCompiler.Node? {
         // Exact calendar dates: day counts per month, and February 29 only in leap years.
         let leapYear = #"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"#
         let monthDay = #"((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"#
@@ -235,7 +264,7 @@ struct JSONSchemaCompiler {
             }
             pattern = p
         }
-        return try RegexCompiler.parse(pattern).emit(&b, jsonString: true)
+        return try RegexCompiler.parse(pattern)
     }
 
     /// Reads `key` as an exact decimal bound, if present.

@@ -95,6 +95,26 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         KeywordCase(name: "lengths count code points",
                     schema: #"{"type": "string", "minLength": 2}"#,
                     valid: [#""\u00e9x""#, #""ab""#], invalid: [#""\ud83d\ude00""#, #""a""#]),
+        // Checked with Python jsonschema 4.26 (FormatChecker on): pattern, format and length together
+        // compile to one automaton (their intersection).
+        KeywordCase(name: "pattern with maxLength",
+                    schema: #"{"type": "string", "pattern": "^[a-z]+$", "maxLength": 3}"#,
+                    valid: [#""abc""#, #""a""#], invalid: [#""abcd""#, #""""#, #""ab1""#]),
+        KeywordCase(name: "pattern search with minLength and maxLength",
+                    schema: #"{"type": "string", "pattern": "x", "minLength": 2, "maxLength": 4}"#,
+                    valid: [#""ax""#, #""xxxx""#, #""\u00e9x""#], invalid: [#""x""#, #""abcde""#, #""abcd""#]),
+        KeywordCase(name: "format with maxLength",
+                    schema: #"{"type": "string", "format": "date", "maxLength": 10}"#,
+                    valid: [#""2024-02-29""#], invalid: [#""2023-02-29""#, #""x""#]),
+        KeywordCase(name: "pattern with format",
+                    schema: #"{"type": "string", "format": "uuid", "pattern": "^0"}"#,
+                    valid: [#""0a0b0c0d-0000-0000-0000-000000000000""#], invalid: [#""1a0b0c0d-0000-0000-0000-000000000000""#, #""0""#]),
+        KeywordCase(name: "search alternation of literals",
+                    schema: #"{"type": "string", "pattern": "AB|CD"}"#,
+                    valid: [#""xABy""#, #""CD""#], invalid: [#""AC""#, #""""#, #""A""#]),
+        KeywordCase(name: "empty enum admits nothing",
+                    schema: #"{"enum": []}"#,
+                    valid: [], invalid: ["1", #""a""#, "null"]),
         KeywordCase(name: "uniqueItems with at most one item",
                     schema: #"{"type": "array", "uniqueItems": true, "maxItems": 1}"#,
                     valid: ["[]", "[1]"], invalid: ["[1, 1]"]),
@@ -144,6 +164,17 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#, #"{"a": 1, "\u0062": 2}"#] { #expect(!matches(g, invalid), "\(invalid)") }
         let generation = try CompiledGrammar(jsonSchema: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#)
         for refused in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#] { #expect(!matches(generation, refused.replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":"))) }
+    }
+
+    /// A pattern whose deterministic automaton explodes (2^15 states) is still written as rules
+    /// alone, but intersected with a length it is a typed error, not an allocation sized by the input.
+    @Test func anExplodingPatternIntersectionIsATypedError() throws {
+        let pattern = #"^(a|b)*a(a|b){14}$"#
+        let alone = try CompiledGrammar(jsonSchema: #"{"type": "string", "pattern": "\#(pattern)"}"#)
+        #expect(matches(alone, #""a\#(String(repeating: "b", count: 14))""#))
+        #expect(throws: GrammarError.self) {
+            _ = try CompiledGrammar(jsonSchema: #"{"type": "string", "pattern": "\#(pattern)", "maxLength": 100}"#)
+        }
     }
 
     @Test func recursiveAllOfIsATypedError() {
