@@ -22,7 +22,8 @@ import LocalLMTokenizers
 /// `--verbose` (one line per failing case), `--compact` (compact whitespace), `--closed` (absent
 /// `additionalProperties` closes objects, LocalLM's generation default), `--schema-order` (members
 /// only in schema order, the generation default), `--infer-types` (an untyped schema admits only the
-/// type its keywords describe, the generation default).
+/// type its keywords describe, the generation default), `--approximate-oneof` (read a `oneOf` whose branches may
+/// overlap as `anyOf` instead of refusing it; lets invalid instances through).
 let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     func value(after flag: String) -> String? {
         guard let i = arguments.firstIndex(of: flag), i + 1 < arguments.count else { return nil }
@@ -58,7 +59,8 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                                     closesUnlistedObjects: arguments.contains("--closed"),
                                     anyPropertyOrder: !arguments.contains("--schema-order"),
                                     infersTypes: arguments.contains("--infer-types"),
-                                    patternsSearch: true)
+                                    patternsSearch: true,
+                                    approximatesOneOf: arguments.contains("--approximate-oneof"))
 
     var report = MaskBenchReport()
     var mask = [UInt64](repeating: 0, count: table.maskWordCount)

@@ -36,10 +36,95 @@ public final class GrammarTokenIndex: Sendable {
             cache.withLock { $0[key] = e }
             return e
         }
-        let e = computeEntry(key)
+        let e = composedEntry(key) ?? computeEntry(key)
         cache.withLock { $0[key] = e }
         if let signature { tokens.sharedEntries.store(signature, e) }
         return e
+    }
+
+    /// A shorter key's signature at most this long describes shared structure (a string's content,
+    /// a character class, whitespace) worth computing once and extending.
+    static let maxComposableSignatureWords = 512
+    /// Extending an entry re-checks its uncertain tokens; beyond this many a full walk is cheaper.
+    static let maxComposableUncertain = 16_384
+
+    /// The entry of `key` built from the entry of its top frames without the lowest one, when that
+    /// describes shared structure: its accepted tokens stay accepted and its rejected ones rejected
+    /// whatever lies below, so only its (few) uncertain tokens are run again with the lowest frame
+    /// known. A string's content inside a schema-specific object thus costs a re-check of the
+    /// tokens that close the string, not a walk of the whole vocabulary. Nil when not worth it.
+    private func composedEntry(_ key: MaskKey) -> MaskEntry? {
+        var slots = key.slots
+        var known = 0
+        while known < slots.count && slots[known] != 0 && slots[known] != Self.rootMark { known += 1 }
+        guard known >= 2 else { return nil }
+        // The top `known - 1` frames over the unknown.
+        for i in (known - 1)..<slots.count { slots[i] = 0 }
+        let shorter = MaskKey(lo: UInt64(slots[0]) | UInt64(slots[1]) << 32, hi: UInt64(slots[2]) | UInt64(slots[3]) << 32)
+        let isCached = cache.withLock { $0[shorter] != nil }
+        if !isCached {
+            guard let signature = signature(of: shorter), signature.count <= Self.maxComposableSignatureWords else { return nil }
+        }
+        let base = entry(for: shorter)
+        guard base.uncertain.count <= Self.maxComposableUncertain else { return nil }
+        return extend(base, to: key)
+    }
+
+    /// Runs `base`'s uncertain tokens (in trie order, sharing prefixes) on the stack `key` describes,
+    /// sorting each as the trie walk would: accepted, still uncertain, or rejected.
+    private func extend(_ base: MaskEntry, to key: MaskKey) -> MaskEntry {
+        var pool = StackPool()
+        let dfa = StackSetDFA(grammar: grammar)
+        let startSet = dfa.intern([Self.stack(of: key, in: &pool)], &pool)
+        let levels = tokens.trie.maxDepth + 1
+        var setAt = [Int32](repeating: -1, count: levels)
+        var escapedAt = [Bool](repeating: false, count: levels)
+        setAt[0] = startSet
+        var valid = 0  // setAt[0...valid] hold the previous token's path
+        var accepted: [Int32] = []
+        var uncertain: [Int32] = []
+        for (k, t) in base.uncertain.enumerated() {
+            let bytes = tokens.tokenBytes[Int(t)]
+            var d = min(Int(base.uncertainPrefix[k]), valid)
+            while d < bytes.count {
+                let set = setAt[d], escapedAbove = escapedAt[d]
+                var v = dfa.table[Int(set) * 256 + Int(bytes[d])]
+                if v < 0 { v = dfa.fill(set, bytes[d], &pool) }
+                let next = (v >> 2) - 1
+                if v == 0 {
+                    if escapedAbove { uncertain.append(t) }
+                    break
+                }
+                if d == bytes.count - 1 {
+                    accepted.append(t)  // some path took the last byte (alive, accepting or escaped)
+                    break
+                }
+                if next < 0 {
+                    if escapedAbove || v & 2 != 0 { uncertain.append(t) }
+                    break
+                }
+                setAt[d + 1] = next
+                escapedAt[d + 1] = escapedAbove || v & 2 != 0
+                d += 1
+            }
+            valid = min(d, levels - 1)
+        }
+        return MaskEntry(extending: base, accepting: accepted, uncertain: uncertain, tokens: tokens)
+    }
+
+    /// The stack a key describes, rebuilt in `pool`: its known frames over the real root (when the
+    /// key reaches it) or over the unknown.
+    static func stack(of key: MaskKey, in pool: inout StackPool) -> Int32 {
+        var frames: [Int32] = []
+        var bottomParent = StackPool.bottom
+        for v in key.slots {
+            if v == 0 { break }
+            if v == Self.rootMark { bottomParent = StackPool.root; break }
+            frames.append(Int32(v) - 1)
+        }
+        var q = bottomParent
+        for p in frames.reversed() { q = pool.node(p, q) }
+        return q
     }
 
     /// Fills the cache for every state reachable from the start, so no mask pays for a cold entry.
@@ -96,15 +181,7 @@ public final class GrammarTokenIndex: Sendable {
         let trie = tokens.trie
         var pool = StackPool()
         // Rebuild the known frames; below them is either the real root or the unknown.
-        var frames: [Int32] = []
-        var bottomParent = StackPool.bottom
-        for v in key.slots {
-            if v == 0 { break }
-            if v == Self.rootMark { bottomParent = StackPool.root; break }
-            frames.append(Int32(v) - 1)
-        }
-        var q = bottomParent
-        for p in frames.reversed() { q = pool.node(p, q) }
+        let q = Self.stack(of: key, in: &pool)
 
         let dfa = StackSetDFA(grammar: g)
         let startSet = dfa.intern([q], &pool)
@@ -267,16 +344,38 @@ struct MaskEntry: Sendable {
         }
         let uncertain = ranges.ranges.flatMap { order[Int($0.lowerBound)..<Int($0.upperBound)] }
         self.uncertain = uncertain
+        uncertainPrefix = Self.commonPrefixes(uncertain, tokens)
+    }
+
+    /// `base`'s accepted tokens and `more` (ids), with `uncertain` ids in trie order.
+    init(extending base: MaskEntry, accepting more: [Int32], uncertain: [Int32], tokens: TokenTable) {
+        let words = tokens.maskWordCount
+        if !base.acceptedWords.isEmpty || base.acceptedList.count + more.count >= words {
+            var bits = base.acceptedWords.isEmpty ? [UInt64](repeating: 0, count: words) : base.acceptedWords
+            for t in base.acceptedList { bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+            for t in more { bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+            acceptedWords = bits
+            acceptedList = []
+        } else {
+            acceptedWords = []
+            acceptedList = base.acceptedList + more
+        }
+        self.uncertain = uncertain
+        uncertainPrefix = Self.commonPrefixes(uncertain, tokens)
+    }
+
+    /// Each token's common prefix length (in bytes) with the one before it.
+    static func commonPrefixes(_ ids: [Int32], _ tokens: TokenTable) -> [Int32] {
         var prefix: [Int32] = []
-        prefix.reserveCapacity(uncertain.count)
+        prefix.reserveCapacity(ids.count)
         var previous: [UInt8] = []
-        for t in uncertain {
+        for t in ids {
             let bytes = tokens.tokenBytes[Int(t)]
             var n = 0
             while n < bytes.count && n < previous.count && bytes[n] == previous[n] { n += 1 }
             prefix.append(Int32(n))
             previous = bytes
         }
-        uncertainPrefix = prefix
+        return prefix
     }
 }

@@ -107,10 +107,74 @@ extension JSONSchemaCompiler {
                 ok = k == "minItems" ? a.count >= n : a.count <= n
             case "items":
                 guard case .array(let a) = v else { ok = true; break }
-                if x.arrayValue != nil { return nil }
+                if schema["prefixItems"] != nil { return nil }  // draft 2020-12 tuples: not read here
                 var all = true
-                for e in a { guard let r = admits(e, x, depth: depth + 1) else { return nil }; all = all && r }
+                if let tuple = x.arrayValue {
+                    // Draft 4–7 tuple: element i against items[i], the rest against additionalItems.
+                    let extra = schema["additionalItems"] ?? .bool(true)
+                    for (i, e) in a.enumerated() {
+                        guard let r = admits(e, i < tuple.count ? tuple[i] : extra, depth: depth + 1) else { return nil }
+                        all = all && r
+                    }
+                } else {
+                    for e in a { guard let r = admits(e, x, depth: depth + 1) else { return nil }; all = all && r }
+                }
                 ok = all
+            case "additionalItems":
+                // Read with a tuple `items`; without one it constrains nothing.
+                ok = true
+            case "const":
+                guard let same = Self.jsonEqual(v, x) else { return nil }
+                ok = same
+            case "contains", "minContains", "maxContains":
+                guard case .array(let a) = v else { ok = true; break }
+                guard let c = schema["contains"] else { ok = true; break }
+                var n = 0
+                for e in a { guard let r = admits(e, c, depth: depth + 1) else { return nil }; if r { n += 1 } }
+                let lo = schema["minContains"]?.integerValue ?? 1
+                let hi = schema["maxContains"]?.integerValue
+                ok = n >= lo && (hi.map { n <= $0 } ?? true)
+            case "uniqueItems":
+                guard case .array(let a) = v, x == .bool(true) else { ok = true; break }
+                var unique = true
+                for i in a.indices { for j in a.indices where j > i {
+                    guard let same = Self.jsonEqual(a[i], a[j]) else { return nil }
+                    if same { unique = false }
+                } }
+                ok = unique
+            case "minProperties", "maxProperties":
+                guard case .object(let m) = v else { ok = true; break }
+                guard let n = x.integerValue else { return nil }
+                ok = k == "minProperties" ? m.count >= n : m.count <= n
+            case "propertyNames":
+                guard case .object(let m) = v else { ok = true; break }
+                var all = true
+                for (name, _) in m { guard let r = admits(.string(name), x, depth: depth + 1) else { return nil }; all = all && r }
+                ok = all
+            case "dependencies", "dependentRequired", "dependentSchemas":
+                guard case .object(let m) = v, let deps = x.objectMembers else { ok = true; break }
+                var all = true
+                for (trigger, need) in deps where m.contains(where: { $0.0 == trigger }) {
+                    if let names = need.arrayValue {
+                        all = all && names.allSatisfy { n in m.contains { .string($0.0) == n } }
+                    } else {
+                        guard let r = admits(v, need, depth: depth + 1) else { return nil }
+                        all = all && r
+                    }
+                }
+                ok = all
+            case "if":
+                guard let condition = admits(v, x, depth: depth + 1) else { return nil }
+                let branch = condition ? schema["then"] : schema["else"]
+                guard let branch else { ok = true; break }
+                ok = admits(v, branch, depth: depth + 1)
+            case "then", "else":
+                ok = true  // read with `if`
+            case "multipleOf":
+                guard case .number(let n) = v else { ok = true; break }
+                // Exact on integers; a fractional side is left undecided (binary floats decide it in validators).
+                guard case .number(let d) = x, let a = Int(n), let b = Int(d), b > 0 else { return nil }
+                ok = a % b == 0
             case "required":
                 guard case .object(let m) = v else { ok = true; break }
                 ok = (x.arrayValue ?? []).allSatisfy { n in m.contains { .string($0.0) == n } }
@@ -138,12 +202,10 @@ extension JSONSchemaCompiler {
             case "$ref":
                 guard let ref = x.stringValue, let target = try? refTarget(ref, "") else { return nil }
                 ok = admits(v, target, depth: depth + 1)
-            case "format", "multipleOf", "uniqueItems", "minProperties", "maxProperties":
-                // Only the value's own type is constrained; other types pass.
-                switch (k, v) {
-                case ("format", .string), ("multipleOf", .number), ("uniqueItems", .array), ("minProperties", .object), ("maxProperties", .object): return nil
-                default: ok = true
-                }
+            case "format":
+                // Only strings are constrained; whether one is in the format is left undecided.
+                if case .string = v { return nil }
+                ok = true
             default:
                 return nil
             }
@@ -151,6 +213,31 @@ extension JSONSchemaCompiler {
             if !ok { return false }
         }
         return true
+    }
+
+    /// JSON equality as JSON Schema defines it (numbers by value, objects ignoring member order);
+    /// nil when two numbers cannot be compared exactly.
+    static func jsonEqual(_ a: JSONValue, _ b: JSONValue) -> Bool? {
+        switch (a, b) {
+        case (.number(let x), .number(let y)):
+            if x == y { return true }
+            guard let p = try? DecimalBound(jsonNumber: x), let q = try? DecimalBound(jsonNumber: y) else { return nil }
+            return p.compare(q) == 0
+        case (.array(let x), .array(let y)):
+            guard x.count == y.count else { return false }
+            for (u, w) in zip(x, y) { guard let r = jsonEqual(u, w) else { return nil }; if !r { return false } }
+            return true
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            for (key, u) in x {
+                guard let w = y.first(where: { $0.0 == key })?.1 else { return false }
+                guard let r = jsonEqual(u, w) else { return nil }
+                if !r { return false }
+            }
+            return true
+        default:
+            return a == b
+        }
     }
 
     /// JSON Schema's types (Python jsonschema's reading: an integral float is an integer).

@@ -27,6 +27,8 @@ struct JSONSchemaCompiler {
     let infersTypes: Bool
     /// See `JSONSchemaOptions.patternsSearch`.
     let patternsSearch: Bool
+    /// See `JSONSchemaOptions.approximatesOneOf`.
+    let approximatesOneOf: Bool
 
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root
@@ -35,6 +37,7 @@ struct JSONSchemaCompiler {
         self.anyPropertyOrder = options.anyPropertyOrder
         self.infersTypes = options.infersTypes
         self.patternsSearch = options.patternsSearch
+        self.approximatesOneOf = options.approximatesOneOf
     }
 
     static func compile(_ schema: JSONValue, whitespace: JSONWhitespace) throws(GrammarError) -> Grammar {
@@ -99,8 +102,13 @@ struct JSONSchemaCompiler {
                     do throws(GrammarError) {
                         try checkDisjoint(list, path + ".oneOf")
                     } catch {
-                        guard case .unsupportedSchemaFeature = error, let exclusive = try exclusiveRequiredBranches(list) else { throw error }
-                        branches = exclusive
+                        guard case .unsupportedSchemaFeature = error else { throw error }
+                        if let exclusive = try exclusiveRequiredBranches(list) {
+                            branches = exclusive
+                        } else if !approximatesOneOf {
+                            throw error
+                        }
+                        // Otherwise read as anyOf: an instance matching two branches is not refused.
                     }
                 }
                 var out: [[Symbol]] = []
@@ -418,14 +426,21 @@ public struct JSONSchemaOptions: Sendable {
     /// unanchored pattern may have text around its match). Off by default: the generated string is
     /// a whole match (as llama.cpp does), which is also valid and what `@Guide(pattern)` means.
     public var patternsSearch: Bool
+    /// Read a `oneOf` whose branches cannot be proven disjoint as `anyOf` instead of refusing it.
+    /// Off by default: it over-approximates ("exactly one branch" is not a context-free constraint
+    /// in general), so an instance matching two branches could be generated; on MaskBench's
+    /// development set it lets invalid instances through (see Docs/grammar.md). When off, such a
+    /// schema is refused with `unsupportedSchemaFeature("oneOf …")`.
+    public var approximatesOneOf: Bool
 
     public init(whitespace: JSONWhitespace = .compact, closesUnlistedObjects: Bool = true, anyPropertyOrder: Bool = false,
-                infersTypes: Bool = true, patternsSearch: Bool = false) {
+                infersTypes: Bool = true, patternsSearch: Bool = false, approximatesOneOf: Bool = false) {
         self.whitespace = whitespace
         self.closesUnlistedObjects = closesUnlistedObjects
         self.anyPropertyOrder = anyPropertyOrder
         self.infersTypes = infersTypes
         self.patternsSearch = patternsSearch
+        self.approximatesOneOf = approximatesOneOf
     }
 }
 

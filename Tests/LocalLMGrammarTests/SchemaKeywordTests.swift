@@ -121,7 +121,6 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
     ]
 
     static let refused: [RefusedCase] = [
-        RefusedCase(name: "oneOf with overlapping branches", schema: #"{"oneOf": [{"type": "string"}, {"maxLength": 3}]}"#, feature: "oneOf"),
         RefusedCase(name: "uniqueItems", schema: #"{"type": "array", "uniqueItems": true}"#, feature: "uniqueItems"),
         RefusedCase(name: "if/then", schema: #"{"if": {"type": "string"}, "then": {"maxLength": 2}}"#, feature: "if"),
         RefusedCase(name: "contains", schema: #"{"type": "array", "contains": {"type": "string"}}"#, feature: "contains"),
@@ -164,6 +163,22 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         for invalid in [#"{"b": "x"}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x"}"#, #"{"c": 1, "b": 1, "a": 1}"#, #"{"a": 1, "\u0062": 2}"#] { #expect(!matches(g, invalid), "\(invalid)") }
         let generation = try CompiledGrammar(jsonSchema: #"{"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}"#)
         for refused in [#"{"b": "x", "a": 1}"#, #"{"a": 1, "c": null}"#, #""text""#] { #expect(!matches(generation, refused.replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":"))) }
+    }
+
+    /// A oneOf whose branches may overlap is refused by default, and read as anyOf (the documented
+    /// over-approximation) when asked for.
+    @Test func overlappingOneOfIsRefusedOrApproximated() throws {
+        let schema = #"{"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]}"#
+        let g = try CompiledGrammar(jsonSchema: try JSONValue(parsing: schema), options: JSONSchemaOptions(approximatesOneOf: true))
+        #expect(matches(g, #""abcd""#))
+        #expect(!matches(g, "1"))
+        #expect(matches(g, #""ab""#), "matches both branches: let through, as documented")
+        #expect {
+            _ = try CompiledGrammar(jsonSchema: try JSONValue(parsing: schema), options: JSONSchemaOptions())
+        } throws: { error in
+            guard case .unsupportedSchemaFeature(let feature, _)? = error as? GrammarError else { return false }
+            return feature.hasPrefix("oneOf")
+        }
     }
 
     /// A pattern whose deterministic automaton explodes (2^15 states) is still written as rules
