@@ -93,14 +93,9 @@ extension JSONSchemaCompiler {
                 let count = s.unicodeScalars.count
                 ok = k == "minLength" ? count >= n : count <= n
             case "pattern":
-                guard case .string(let s) = v else { ok = true; break }
-                guard let p = x.stringValue, let node = try? RegexCompiler.parseSearch(p),
-                      let g = try? CompiledGrammar(Self.regexGrammar(node)) else { return nil }
-                var m = GrammarMatcher(g)
-                let matched = m.accept(bytes: Array(s.utf8)) && m.canTerminate
-                // The grammar's classes are narrower than Python's (\d, \w): a miss is not a proof.
-                if !matched { return nil }
-                ok = true
+                guard case .string(let text) = v else { ok = true; break }
+                guard let p = x.stringValue, let r = Self.searchDecides(p, text) else { return nil }
+                ok = r
             case "minItems", "maxItems":
                 guard case .array(let a) = v else { ok = true; break }
                 guard let n = x.integerValue else { return nil }
@@ -178,17 +173,25 @@ extension JSONSchemaCompiler {
             case "required":
                 guard case .object(let m) = v else { ok = true; break }
                 ok = (x.arrayValue ?? []).allSatisfy { n in m.contains { .string($0.0) == n } }
-            case "properties", "additionalProperties":
+            case "properties", "additionalProperties", "patternProperties":
                 guard case .object(let m) = v else { ok = true; break }
                 let props = schema["properties"]?.objectMembers ?? []
-                if schema["patternProperties"] != nil { return nil }
+                let patterns = schema["patternProperties"]?.objectMembers ?? []
                 var all = true
                 for (name, value) in m {
-                    let sub: JSONValue?
-                    if k == "properties" { sub = props.first { $0.0 == name }?.1 } else { sub = props.contains { $0.0 == name } ? nil : x }
-                    guard let sub else { continue }
-                    guard let r = admits(value, sub, depth: depth + 1) else { return nil }
-                    all = all && r
+                    let listed = props.first { $0.0 == name }?.1
+                    var subs: [JSONValue] = []
+                    var matched = false
+                    for (p, ps) in patterns {
+                        guard let r = Self.searchDecides(p, name) else { return nil }
+                        if r { matched = true; if k == "patternProperties" { subs.append(ps) } }
+                    }
+                    if k == "properties", let listed { subs = [listed] }
+                    if k == "additionalProperties" && listed == nil && !matched { subs = [x] }
+                    for sub in subs {
+                        guard let r = admits(value, sub, depth: depth + 1) else { return nil }
+                        all = all && r
+                    }
                 }
                 ok = all
             case "anyOf", "oneOf", "allOf":
@@ -213,6 +216,16 @@ extension JSONSchemaCompiler {
             if !ok { return false }
         }
         return true
+    }
+
+    /// Whether a pattern (a search) matches `text`, where that is certain: a match of the grammar's
+    /// reading is one for Python's `re` too (the grammar's classes are the narrower), and a miss is
+    /// one only on printable ASCII text (where `\d \w \s .` and `$` mean the same to both).
+    static func searchDecides(_ pattern: String, _ text: String) -> Bool? {
+        guard let node = try? RegexCompiler.parseSearch(pattern), let g = try? CompiledGrammar(regexGrammar(node)) else { return nil }
+        var m = GrammarMatcher(g)
+        if m.accept(bytes: Array(text.utf8)) && m.canTerminate { return true }
+        return text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? false : nil
     }
 
     /// JSON equality as JSON Schema defines it (numbers by value, objects ignoring member order);

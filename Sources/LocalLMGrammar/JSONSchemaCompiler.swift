@@ -83,16 +83,17 @@ struct JSONSchemaCompiler {
             return [.rule(b.rule("never", []))]
         }
         guard let members = schema.objectMembers else { throw .schema(message: "a schema must be an object or boolean", path: path) }
-        for k in ["if", "then", "else", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"] where schema[k] != nil {
-            throw unsupported(k, path + "." + k)
-        }
         if let ref = schema["$ref"] {
             guard let s = ref.stringValue else { throw .schema(message: "$ref must be a string", path: path + ".$ref") }
             return [.rule(try refRule(s, path + ".$ref"))]
         }
+        // Listed values are checked against every keyword beside them (if/then/else included).
         if let e = schema["enum"] {
             guard let values = e.arrayValue else { throw .schema(message: "enum must be an array", path: path + ".enum") }
             return try enumRule(values, JSONValue.object(members.filter { $0.0 != "enum" }), path)
+        }
+        for k in ["if", "then", "else", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems"] where schema[k] != nil {
+            throw unsupported(k, path + "." + k)
         }
         for key in ["anyOf", "oneOf"] {
             if let alts = schema[key] {
