@@ -61,14 +61,21 @@ extension JSONSchemaCompiler {
         // also match), or any unlisted key whose value satisfies additionalProperties and every pattern.
         var routes: [(key: [Symbol], value: JSONValue, path: String)] = []
         for (i, (pattern, schema)) in patterns.enumerated() {
-            for (name, _) in props where try Self.searchMatches(pattern, name, path) {
-                throw unsupported("patternProperties matching the listed property '\(name)'", path + ".patternProperties")
-            }
+            var shadowed: [String] = []
+            for (name, _) in props where try Self.searchMatches(pattern, name, path) { shadowed.append(name) }
             var values = [schema]
             for (j, other) in patterns.enumerated() where j != i && !Self.patternsDisjoint(pattern, other.0) { values.append(other.1) }
             let node: RegexCompiler.Node
             do { node = try patternNode(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
-            let key = json.quoted(try regularContent(node), &b)
+            let key: [Symbol]
+            if shadowed.isEmpty {
+                key = json.quoted(try regularContent(node), &b)
+            } else {
+                // Listed names the pattern matches come through their listed route (with this
+                // pattern's schema too): the extra-key route takes the pattern minus those names.
+                let keys = try ScalarAutomaton(node).determinized().intersection(try ScalarAutomaton.literals(shadowed).complement())
+                key = json.quoted(keys.emit(&b, jsonString: true), &b)
+            }
             routes.append((key, values.count == 1 ? schema : .object([("allOf", .array(values))]), path + ".patternProperties"))
         }
         if let extra {

@@ -180,6 +180,26 @@ struct ScalarAutomaton {
         return ScalarAutomaton(edges: outEdges, accepting: outAccepting, start: start)
     }
 
+    /// The strings this automaton refuses. Must be deterministic (`determinized()`): each state
+    /// gets an edge to a rejecting sink on the scalars its classes miss, then acceptance flips.
+    func complement() -> ScalarAutomaton {
+        let sink = edges.count
+        var outEdges = edges
+        for q in edges.indices {
+            let covered = UTF8Ranges.normalize(edges[q].flatMap(\.ranges))
+            let missing = JSONGrammar.intersect(UTF8Ranges.complement(covered), Self.anyScalar)
+            if !missing.isEmpty { outEdges[q].append((missing, sink)) }
+        }
+        outEdges.append([(Self.anyScalar, sink)])
+        return ScalarAutomaton(edges: outEdges, accepting: accepting.map { !$0 } + [true], start: start)
+    }
+
+    /// Exactly the given strings (as code points).
+    static func literals(_ words: [String]) throws(GrammarError) -> ScalarAutomaton {
+        let alternatives = words.map { w in RegexCompiler.Node.sequence(w.unicodeScalars.map { .scalars([$0.value...$0.value]) }) }
+        return try ScalarAutomaton(.alternation(alternatives)).determinized()
+    }
+
     /// Fewest and most code points an accepted string can have (nil: unbounded), over `node`.
     static func lengthBounds(_ node: RegexCompiler.Node) -> (min: Int, max: Int?) {
         switch node {
