@@ -94,7 +94,7 @@ extension JSONSchemaCompiler {
                 ok = k == "minLength" ? count >= n : count <= n
             case "pattern":
                 guard case .string(let text) = v else { ok = true; break }
-                guard let p = x.stringValue, let r = Self.searchDecides(p, text) else { return nil }
+                guard let p = x.stringValue, let r = searchDecides(p, text) else { return nil }
                 ok = r
             case "minItems", "maxItems":
                 guard case .array(let a) = v else { ok = true; break }
@@ -183,7 +183,7 @@ extension JSONSchemaCompiler {
                     var subs: [JSONValue] = []
                     var matched = false
                     for (p, ps) in patterns {
-                        guard let r = Self.searchDecides(p, name) else { return nil }
+                        guard let r = searchDecides(p, name) else { return nil }
                         if r { matched = true; if k == "patternProperties" { subs.append(ps) } }
                     }
                     if k == "properties", let listed { subs = [listed] }
@@ -221,11 +221,24 @@ extension JSONSchemaCompiler {
     /// Whether a pattern (a search) matches `text`, where that is certain: a match of the grammar's
     /// reading is one for Python's `re` too (the grammar's classes are the narrower), and a miss is
     /// one only on printable ASCII text (where `\d \w \s .` and `$` mean the same to both).
-    static func searchDecides(_ pattern: String, _ text: String) -> Bool? {
-        guard let node = try? RegexCompiler.parseSearch(pattern), let g = try? CompiledGrammar(regexGrammar(node)) else { return nil }
+    func searchDecides(_ pattern: String, _ text: String) -> Bool? {
+        guard let g = decidingPatterns.grammar(pattern) else { return nil }
         var m = GrammarMatcher(g)
         if m.accept(bytes: Array(text.utf8)) && m.canTerminate { return true }
         return text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? false : nil
+    }
+
+    /// Search grammars by pattern, compiled once per schema (an enum of many values beside a few
+    /// patterns asks about the same patterns again and again). Local to one compilation.
+    final class PatternCache {
+        private var grammars: [String: CompiledGrammar?] = [:]
+
+        func grammar(_ pattern: String) -> CompiledGrammar? {
+            if let known = grammars[pattern] { return known }
+            let g = (try? RegexCompiler.parseSearch(pattern)).flatMap { try? CompiledGrammar(JSONSchemaCompiler.regexGrammar($0)) }
+            grammars[pattern] = .some(g)
+            return g
+        }
     }
 
     /// JSON equality as JSON Schema defines it (numbers by value, objects ignoring member order);

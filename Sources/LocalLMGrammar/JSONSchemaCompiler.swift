@@ -29,6 +29,8 @@ struct JSONSchemaCompiler {
     let patternsSearch: Bool
     /// See `JSONSchemaOptions.approximatesOneOf`.
     let approximatesOneOf: Bool
+    /// Patterns compiled for deciding values at compile time (enum filtering), by pattern text.
+    let decidingPatterns = PatternCache()
 
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root

@@ -164,7 +164,7 @@ struct ScalarAutomaton {
                 var to: [Int] = []
                 for e in all where e.ranges.contains(where: { $0.contains(lo) }) { to.append(e.to) }
                 work += all.count
-                guard work <= Self.maxEdges * 50 else {
+                guard work <= Self.maxEdges * 10 else {
                     throw .tooLarge(message: "a pattern's deterministic automaton is too large to build")
                 }
                 if to.isEmpty { continue }
