@@ -96,10 +96,16 @@ extension JSONSchemaCompiler {
                 guard case .string(let text) = v else { ok = true; break }
                 guard let p = x.stringValue, let r = searchDecides(p, text) else { return nil }
                 ok = r
-            case "minItems", "maxItems":
-                guard case .array(let a) = v else { ok = true; break }
+            case "minItems", "maxItems", "minProperties", "maxProperties":
+                // Counts of elements or members; other types pass.
+                let size: Int
+                switch v {
+                case .array(let a) where k.hasSuffix("Items"): size = a.count
+                case .object(let m) where k.hasSuffix("Properties"): size = m.count
+                default: continue
+                }
                 guard let n = x.integerValue else { return nil }
-                ok = k == "minItems" ? a.count >= n : a.count <= n
+                ok = k.hasPrefix("min") ? size >= n : size <= n
             case "items":
                 guard case .array(let a) = v else { ok = true; break }
                 if schema["prefixItems"] != nil { return nil }  // draft 2020-12 tuples: not read here
@@ -137,10 +143,6 @@ extension JSONSchemaCompiler {
                     if same { unique = false }
                 } }
                 ok = unique
-            case "minProperties", "maxProperties":
-                guard case .object(let m) = v else { ok = true; break }
-                guard let n = x.integerValue else { return nil }
-                ok = k == "minProperties" ? m.count >= n : m.count <= n
             case "propertyNames":
                 guard case .object(let m) = v else { ok = true; break }
                 var all = true
