@@ -224,22 +224,33 @@ extension JSONSchemaCompiler {
     /// reading is one for Python's `re` too (the grammar's classes are the narrower), and a miss is
     /// one only on printable ASCII text (where `\d \w \s .` and `$` mean the same to both).
     func searchDecides(_ pattern: String, _ text: String) -> Bool? {
-        guard let g = decidingPatterns.grammar(pattern) else { return nil }
-        var m = GrammarMatcher(g)
-        if m.accept(bytes: Array(text.utf8)) && m.canTerminate { return true }
+        guard let matched = try? patternCache.matches(pattern, text) else { return nil }
+        if matched { return true }
         return text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? false : nil
     }
 
-    /// Search grammars by pattern, compiled once per schema (an enum of many values beside a few
-    /// patterns asks about the same patterns again and again). Local to one compilation.
+    /// Search grammars by pattern (`regexGrammar` of the search reading), compiled once per schema:
+    /// listed names and enum values ask about the same patterns again and again. Local to one
+    /// compilation.
     final class PatternCache {
-        private var grammars: [String: CompiledGrammar?] = [:]
+        private var grammars: [String: Result<CompiledGrammar, GrammarError>] = [:]
 
-        func grammar(_ pattern: String) -> CompiledGrammar? {
-            if let known = grammars[pattern] { return known }
-            let g = (try? RegexCompiler.parseSearch(pattern)).flatMap { try? CompiledGrammar(JSONSchemaCompiler.regexGrammar($0)) }
-            grammars[pattern] = .some(g)
-            return g
+        func grammar(_ pattern: String) throws(GrammarError) -> CompiledGrammar {
+            if let known = grammars[pattern] { return try known.get() }
+            let result: Result<CompiledGrammar, GrammarError>
+            do throws(GrammarError) {
+                result = .success(try CompiledGrammar(JSONSchemaCompiler.regexGrammar(try RegexCompiler.parseSearch(pattern))))
+            } catch {
+                result = .failure(error)
+            }
+            grammars[pattern] = result
+            return try result.get()
+        }
+
+        /// Whether the pattern (a search) matches `text` in the grammar's reading.
+        func matches(_ pattern: String, _ text: String) throws(GrammarError) -> Bool {
+            var m = GrammarMatcher(try grammar(pattern))
+            return m.accept(bytes: Array(text.utf8)) && m.canTerminate
         }
     }
 

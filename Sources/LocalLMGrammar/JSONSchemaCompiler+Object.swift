@@ -39,7 +39,7 @@ extension JSONSchemaCompiler {
         // A required name that is not listed comes through the listed route, with the schema extras would have.
         for name in required.sorted() where !props.contains(where: { $0.0 == name }) {
             var matching: [JSONValue] = []
-            for (p, v) in patterns where try Self.searchMatches(p, name, path) { matching.append(v) }
+            for (p, v) in patterns where try searchMatches(p, name, path) { matching.append(v) }
             if !matching.isEmpty {
                 props.append((name, .object([("allOf", .array(matching))])))
             } else {
@@ -50,7 +50,7 @@ extension JSONSchemaCompiler {
         for i in props.indices {
             let name = props[i].0
             var matching: [JSONValue] = []
-            for (p, v) in patterns where try Self.searchMatches(p, name, path) { matching.append(v) }
+            for (p, v) in patterns where try searchMatches(p, name, path) { matching.append(v) }
             if !matching.isEmpty { props[i].1 = .object([("allOf", .array([props[i].1] + matching))]) }
             if let names = s["propertyNames"] {
                 guard let ok = admits(.string(name), names, depth: 0) else { throw unsupported("propertyNames (undecidable on listed names)", path + ".propertyNames") }
@@ -62,7 +62,7 @@ extension JSONSchemaCompiler {
         var routes: [(key: [Symbol], value: JSONValue, path: String)] = []
         for (i, (pattern, schema)) in patterns.enumerated() {
             var shadowed: [String] = []
-            for (name, _) in props where try Self.searchMatches(pattern, name, path) { shadowed.append(name) }
+            for (name, _) in props where try searchMatches(pattern, name, path) { shadowed.append(name) }
             var values = [schema]
             for (j, other) in patterns.enumerated() where j != i && !Self.patternsDisjoint(pattern, other.0) { values.append(other.1) }
             let node: RegexCompiler.Node
@@ -219,14 +219,16 @@ extension JSONSchemaCompiler {
     }
 
     /// Whether `pattern` (JSON Schema search semantics) matches `text`.
-    static func searchMatches(_ pattern: String, _ text: String, _ path: String) throws(GrammarError) -> Bool {
+    func searchMatches(_ pattern: String, _ text: String, _ path: String) throws(GrammarError) -> Bool {
         // Python's classes (\w, \d, \s) also take non-ASCII characters; the grammar's do not.
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else { throw .unsupportedSchemaFeature(feature: "patternProperties beside a non-ASCII property name", path: path + ".patternProperties") }
-        let node: RegexCompiler.Node
-        do { node = try RegexCompiler.parseSearch(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
-        let g = try CompiledGrammar(regexGrammar(node))
-        var m = GrammarMatcher(g)
-        return m.accept(bytes: Array(text.utf8)) && m.canTerminate
+        do {
+            return try patternCache.matches(pattern, text)
+        } catch {
+            // A pattern that does not parse is an error in the schema.
+            if case .regex = error { throw .schema(message: error.description, path: path + ".patternProperties") }
+            throw error
+        }
     }
 
     /// Two patterns that both start with `^` and a literal, where neither literal begins the other.

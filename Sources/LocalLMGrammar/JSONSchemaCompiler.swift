@@ -29,8 +29,8 @@ struct JSONSchemaCompiler {
     let patternsSearch: Bool
     /// See `JSONSchemaOptions.approximatesOneOf`.
     let approximatesOneOf: Bool
-    /// Patterns compiled for deciding values at compile time (enum filtering), by pattern text.
-    let decidingPatterns = PatternCache()
+    /// Search patterns compiled for decisions at compile time (listed names, enum values).
+    let patternCache = PatternCache()
 
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root
@@ -226,23 +226,17 @@ struct JSONSchemaCompiler {
         } else {
             lengthIsFree = implied.min >= minLength
         }
-        // Intersect pattern ∩ format ∩ length as deterministic automata over code points. Even a
-        // lone pattern goes this way: a search (`.*A.*|.*B.*`) written as rules directly leaves the
-        // matcher many stacks at once, its automaton one.
-        do {
-            var automaton = try ScalarAutomaton(first).determinized()
-            for other in languages.dropFirst() { automaton = try automaton.intersection(try ScalarAutomaton(other).determinized()) }
-            if !lengthIsFree { automaton = try automaton.intersection(.length(min: minLength, max: maxLength)) }
-            return json.quoted(automaton.emit(&b, jsonString: true), &b)
-        } catch {
-            // Too large to determinize: a lone pattern can still be written as rules.
-            guard case .tooLarge = error, languages.count == 1, lengthIsFree else { throw error }
-            return json.quoted(first.emit(&b, jsonString: true), &b)
-        }
+        if languages.count == 1 && lengthIsFree { return json.quoted(try regularContent(first), &b) }
+        // Otherwise intersect pattern ∩ format ∩ length as deterministic automata over code points.
+        var automaton = try ScalarAutomaton(first).determinized()
+        for other in languages.dropFirst() { automaton = try automaton.intersection(try ScalarAutomaton(other).determinized()) }
+        if !lengthIsFree { automaton = try automaton.intersection(.length(min: minLength, max: maxLength)) }
+        return json.quoted(automaton.emit(&b, jsonString: true), &b)
     }
 
     /// A pattern's strings inside a JSON string, from its deterministic automaton (one matcher
-    /// stack), or written as rules directly when the automaton would be too large.
+    /// stack: a search such as `.*A.*|.*B.*` written as rules directly keeps many stacks alive), or
+    /// written as rules directly when the automaton would be too large.
     mutating func regularContent(_ node: RegexCompiler.Node) throws(GrammarError) -> [Symbol] {
         do {
             return try ScalarAutomaton(node).determinized().emit(&b, jsonString: true)
