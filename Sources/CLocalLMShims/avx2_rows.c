@@ -197,6 +197,41 @@ FOUR_ROWS(q8_0, 34, 3, signed_dot(load32(x + 2), yq), 0, (void)mins)
 FOUR_ROWS(q5_0, 22, 2, signed_dot(q5_0_values(x), yq), 0, (void)mins)
 FOUR_ROWS(q4_1, 20, 2, unsigned_dot(nibbles(x + 4), yq), 1, mins[k] += half_at(x + 2) * a->sums[b])
 
+/// Rows [start, end) times `n` activations (n ≤ LOCALLM_MULTI_MAX) for weights whose block values are
+/// signed bytes and that have no minimum (Q8_0, Q4_0, Q5_0): activation j's result for row r goes to
+/// y[j·ystride + r]. Each block is unpacked once for all activations; each row·activation is then
+/// formed exactly as `signed_dot` and the one-activation kernel form it (the same int32 lanes, the same
+/// FMA chain over blocks, the same final sum), so a decode batch computes what each decode step would.
+#define MULTI_SIGNED(NAME, BLOCK_BYTES, VALUES)                                                          \
+    TARGET void locallm_avx2_multi_##NAME(const uint8_t *base, long stride, const locallm_activation *a, \
+                                          long n, long nb, float *y, long ystride, long start, long end) { \
+        __m256 acc[LOCALLM_MULTI_MAX];                                                                   \
+        const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0                                 \
+            ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;                                              \
+        if (n > LOCALLM_MULTI_MAX) return;                                                               \
+        for (long r = start; r < end; r++) {                                                             \
+            if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);                      \
+            const uint8_t *row = base + r * stride;                                                      \
+            for (long j = 0; j < n; j++) acc[j] = _mm256_setzero_ps();                                   \
+            for (long b = 0; b < nb; b++) {                                                              \
+                const uint8_t *x = row + BLOCK_BYTES * b;                                                \
+                const __m256i v = VALUES;                                                                \
+                const __m256i ax = _mm256_sign_epi8(v, v);                                               \
+                const float d = half_at(x);                                                              \
+                for (long j = 0; j < n; j++) {                                                           \
+                    const __m256i sy = _mm256_sign_epi8(load32(a[j].qs + 32 * b), v);                    \
+                    const __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1)); \
+                    acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(d * a[j].scales[b]), acc[j]); \
+                }                                                                                        \
+            }                                                                                            \
+            for (long j = 0; j < n; j++) y[j * ystride + r] = hsum8(acc[j]);                             \
+        }                                                                                                \
+    }
+
+MULTI_SIGNED(q8_0, 34, load32(x + 2))
+MULTI_SIGNED(q4_0, 18, _mm256_sub_epi8(nibbles(x + 2), _mm256_set1_epi8(8)))
+MULTI_SIGNED(q5_0, 22, q5_0_values(x))
+
 /// Groups of four rows, then single rows for the rest (the four-row kernels prefetch for themselves).
 #define BY_FOURS(NAME)                                                                    \
     long r = start;                                                                       \
@@ -495,4 +530,10 @@ int locallm_has_avx2_fma_f16c(void) { return 0; }
     }
 NONE(q8_0) NONE(q4_0) NONE(q4_1) NONE(q5_0) NONE(q5_1) NONE(q2_K) NONE(q3_K) NONE(q4_K) NONE(q5_K) NONE(q6_K)
 NONE(iq4_nl) NONE(iq4_xs)
+#define NONE_MULTI(T)                                                                                   \
+    void locallm_avx2_multi_##T(const uint8_t *base, long stride, const locallm_activation *a, long n,  \
+                                long nb, float *y, long ystride, long start, long end) {                 \
+        (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
+    }
+NONE_MULTI(q8_0) NONE_MULTI(q4_0) NONE_MULTI(q5_0)
 #endif

@@ -41,6 +41,26 @@ package enum AVX2Rows {
         }
     }
 
+    package typealias MultiRows = @convention(c) (
+        UnsafePointer<UInt8>?, Int, UnsafePointer<locallm_activation>?, Int, Int, UnsafeMutablePointer<Float>?, Int, Int, Int
+    ) -> Void
+
+    /// Activations one ``MultiRows`` call takes at most.
+    package static let multiMaximum = Int(LOCALLM_MULTI_MAX)
+
+    /// The several-activation row loop for weights of `type` (each row·activation as the one-activation
+    /// loop computes it, each block unpacked once for all of them), or nil when there is none.
+    @inline(__always)
+    package static func multiFunction(for type: GGMLType) -> MultiRows? {
+        guard CPUFeatures.avx2FMAF16C else { return nil }
+        switch type {
+        case .q8_0: return locallm_avx2_multi_q8_0
+        case .q4_0: return locallm_avx2_multi_q4_0
+        case .q5_0: return locallm_avx2_multi_q5_0
+        default: return nil
+        }
+    }
+
     /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type`; false, having written
     /// nothing, when there is none.
     @discardableResult

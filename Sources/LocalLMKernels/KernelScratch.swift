@@ -14,6 +14,8 @@ public final class KernelScratch {
     /// Slots for the second and third activation formats of a fused matvec.
     package static let secondActivationSlot = 3
     package static let thirdActivationSlot = 4
+    /// Slot for the activations of a several-row ``Kernels/matvec(_:_:rowsOfX:_:pool:scratch:)``.
+    package static let batchActivationSlot = 5
 
     private var buffers: [(pointer: UnsafeMutableRawPointer, bytes: Int)] = []
 

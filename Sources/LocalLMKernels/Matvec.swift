@@ -1,3 +1,4 @@
+import CLocalLMShims
 import LocalLMGGUF
 
 extension Kernels {
@@ -12,6 +13,66 @@ extension Kernels {
     ) {
         let a = prepareActivation(for: w.type, x, count: w.columns, scratch: scratch, slot: KernelScratch.activationSlot)
         splitRows(w.rows, bytes: w.byteCount, pool: pool) { start, end in matvecRows(w, x, a, y, start, end) }
+    }
+
+    /// Y[n × rows] = X[n × columns] · Wᵀ through the decode kernels: each row of Y is exactly what
+    /// ``matvec(_:_:_:pool:scratch:)`` computes for that row of X (the same quantized activation, the
+    /// same dot product per weight row), but the weights are read from memory once for all n rows.
+    ///
+    /// Decode is bound by memory bandwidth: one row's dot products are a small part of the time its
+    /// weights take to arrive. Here each thread takes a tile of weight rows (about 32 KB, so it stays in
+    /// the core's cache), multiplies it with every activation, then moves on; the next tile is
+    /// prefetched meanwhile. n sequences decoding together (or a short prefill batch) then cost little
+    /// more than one.
+    public static func matvec(
+        _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
+        pool: ThreadPool, scratch: KernelScratch
+    ) {
+        guard n > 1 else {
+            if n == 1 { matvec(w, x, y, pool: pool, scratch: scratch) }
+            return
+        }
+        let columns = w.columns, rows = w.rows, stride = w.rowStride
+        let actType = activationType(for: w.type)
+        let perRow = (PreparedActivation.scratchBytes(type: actType, count: columns) + 63) & ~63
+        let memory = scratch.buffer(KernelScratch.batchActivationSlot, bytes: perRow * n)
+        withUnsafeTemporaryAllocation(of: PreparedActivation.self, capacity: n) { activations in
+            for t in 0..<n {
+                activations.initializeElement(
+                    at: t, to: PreparedActivation(type: actType, x + t * columns, count: columns, memory: memory + t * perRow))
+            }
+            let base = UnsafeRawPointer(w.data)
+            if let multi = AVX2Rows.multiFunction(for: w.type) {
+                // Each block unpacked once for every activation (groups of at most `multiMaximum`).
+                withUnsafeTemporaryAllocation(of: locallm_activation.self, capacity: n) { c in
+                    for t in 0..<n { c.initializeElement(at: t, to: activations[t].cActivation) }
+                    let bytes = base.assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
+                    splitRows(rows, bytes: w.byteCount * n, pool: pool) { start, end in
+                        var first = 0
+                        while first < n {
+                            let count = min(AVX2Rows.multiMaximum, n - first)
+                            multi(bytes, stride, c.baseAddress! + first, count, nb, y + first * rows, rows, start, end)
+                            first += count
+                        }
+                    }
+                    _ = c.deinitialize()
+                }
+                _ = activations.deinitialize()
+                return
+            }
+            // Multiples of 4 rows: the four-row kernels then group rows as a single matvec's part does.
+            let tile = max(4, (32 * 1024 / max(1, stride)) & ~3)
+            splitRows(rows, bytes: w.byteCount * n, pool: pool) { start, end in
+                var r = start
+                while r < end {
+                    let e = min(end, r + tile)
+                    if e < end { Prefetch.bytes(base + e * stride, count: (min(end, e + tile) - e) * stride) }
+                    for t in 0..<n { matvecRows(w, x + t * columns, activations[t], y + t * rows, r, e) }
+                    r = e
+                }
+            }
+            _ = activations.deinitialize()
+        }
     }
 
     /// y = W · x as ggml computes one row of a *batch* product: the same as ``matvec(_:_:_:pool:scratch:)``

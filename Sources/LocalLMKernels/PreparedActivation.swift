@@ -19,7 +19,7 @@ package struct PreparedActivation {
 
     /// Bytes of scratch needed for `count` values in `type`.
     package static func scratchBytes(type: GGMLType, count: Int) -> Int {
-        let blockBytes = (type.rowBytes(elements: count) ?? 0 + 63) & ~63
+        let blockBytes = ((type.rowBytes(elements: count) ?? 0) + 63) & ~63
         return blockBytes + 64 + ((count + 63) & ~63) + 4 * (count / 32 + 16) * 2 + 4 * (count / 16 + 16)
     }
 

@@ -53,6 +53,19 @@ void locallm_avx2_rows_iq4_nl(const uint8_t *base, long stride, const locallm_ac
 void locallm_avx2_rows_iq4_xs(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end);
 
+/// The most activations one `locallm_avx2_multi_*` call takes.
+#define LOCALLM_MULTI_MAX 16
+
+/// y[j·ystride + r] = row r of the weights · activation j, for r in [start, end) and j < n (n at most
+/// LOCALLM_MULTI_MAX), each exactly as the one-activation function of the type computes it, the weights
+/// read once for all activations. For Q8_0, Q4_0 and Q5_0. Call only when `locallm_has_avx2_fma_f16c()` is 1.
+void locallm_avx2_multi_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                             float *y, long ystride, long start, long end);
+void locallm_avx2_multi_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                             float *y, long ystride, long start, long end);
+void locallm_avx2_multi_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                             float *y, long ystride, long start, long end);
+
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 
 /// ggml_vec_dot_f16's order over float operands: four 8-lane FMA accumulators over steps of 32,

@@ -21,11 +21,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Measured runs (after one warm-up run).") var reps: Int = 3
     @Option(help: "KV cache type: f16 or f32.") var kvType: String = "f16"
     @Option(help: "Tokens per forward pass in prefill (default: the whole prompt).") var batchSize: Int?
+    @Option(help: "Also decode this many sequences at once (each on its own thread, stepped together in shared passes) and report their aggregate and per-sequence decode speed.")
+    var sequences: Int?
     @Flag(help: "Also measure the machine's read bandwidth and report decode against its limit.") var bandwidth = false
     @Flag(help: "Print one JSON line (the default output).") var json = false
 
     func run() async throws {
         guard promptTokens > 0, genTokens > 0, reps > 0 else { throw ValidationError("counts must be positive") }
+        if let sequences, !(1...64).contains(sequences) { throw ValidationError("--sequences is 1...64") }
         guard let cacheType = KVCacheStorage(rawValue: kvType) else { throw ValidationError("--kv-type is f16 or f32") }
         let clock = ContinuousClock()
         let loadStart = clock.now
@@ -62,12 +65,72 @@ struct BenchCommand: AsyncParsableCommand {
             limit = ",\"read_bandwidth_bytes_per_s\":\(readBandwidth),\"decode_bytes_per_token\":\(bytesPerToken),"
                 + "\"decode_fraction_of_bandwidth_limit\":\(median(tg) * bytesPerToken / readBandwidth)"
         }
+        var concurrent = ""
+        if let sequences {
+            let figures = try decodeTogether(loaded, count: sequences, prompt: prompt, cacheType: cacheType, clock: clock)
+            concurrent = ",\"sequences\":\(sequences),\"aggregate_decode_tokens_per_s\":\(figures.aggregate),"
+                + "\"per_sequence_decode_tokens_per_s\":\(figures.perSequence),\"mean_decode_batch\":\(figures.meanBatch)"
+        }
         print("{\"engine\":\"LocalLM\",\"threads\":\(threads),\"prompt_tokens\":\(promptTokens),"
               + "\"gen_tokens\":\(genTokens),\"batch_size\":\(batchSize ?? promptTokens),\"kv_type\":\"\(kvType)\","
               + "\"prefill_tokens_per_s\":\(median(pp)),\"decode_tokens_per_s\":\(median(tg)),"
               + "\"load_seconds\":\(loadSeconds),\"weight_bytes\":\(loaded.weightBytes),"
-              + "\"kv_cache_bytes\":\(sequence.cache.byteCount)\(limit)}")
+              + "\"kv_cache_bytes\":\(sequence.cache.byteCount)\(limit)\(concurrent)}")
     }
+}
+
+extension BenchCommand {
+    /// `count` sequences, each prefilled with the prompt (shifted by its index) and then decoding
+    /// `genTokens` tokens on a thread of its own, all started together; the median over `reps` runs
+    /// (after a warm-up) of the aggregate tokens per second, the slowest sequence's own speed, and the
+    /// mean number of sequences per decode pass.
+    private func decodeTogether(_ model: TransformerModel, count: Int, prompt: [Int], cacheType: KVCacheStorage,
+                                clock: ContinuousClock) throws -> (aggregate: Double, perSequence: Double, meanBatch: Double) {
+        let vocab = model.configuration.vocabularySize
+        let members = try (0..<count).map { s in
+            let sequence = try model.makeSequence(contextSize: prompt.count + genTokens + 16, cacheType: cacheType,
+                                                  batchSize: batchSize ?? prompt.count)
+            try sequence.append(prompt.map { ($0 + s) % (vocab - 300) + 256 })
+            return UncheckedBox(sequence)
+        }
+        var aggregate: [Double] = [], perSequence: [Double] = [], batches: [Double] = []
+        for _ in 0...reps {
+            let before = model.decodeStatistics
+            let elapsed = UncheckedBox(UnsafeMutableBufferPointer<Double>.allocate(capacity: count))
+            defer { elapsed.value.deallocate() }
+            let group = DispatchGroup()
+            let start = clock.now
+            for (s, member) in members.enumerated() {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    let sequence = member.value
+                    try? sequence.truncate(to: prompt.count)
+                    var token = (prompt[prompt.count - 1] + s) % (vocab - 300) + 256
+                    for _ in 0..<genTokens {
+                        try? sequence.append(token)
+                        token = (token * 31 + 7) % (vocab - 300) + 256
+                    }
+                    elapsed.value[s] = (clock.now - start).seconds
+                }.start()
+            }
+            group.wait()
+            let after = model.decodeStatistics
+            let wall = elapsed.value.max() ?? 1
+            aggregate.append(Double(count * genTokens) / wall)
+            perSequence.append(Double(genTokens) / wall)
+            batches.append(Double(after.steps - before.steps) / Double(max(1, after.passes - before.passes)))
+        }
+        let median = { (a: [Double]) in a.dropFirst().sorted()[(a.count - 1) / 2] }
+        return (median(aggregate), median(perSequence), median(batches))
+    }
+}
+
+/// A value handed to one thread at a time (a sequence to its decoding thread), or whose parts each
+/// thread writes alone (its own timing).
+private final class UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 extension Duration {

@@ -20,11 +20,12 @@ enum MatrixProduct {
                          pool: ThreadPool, scratch: KernelScratch) {
         let m = w.matrix
         if n < matvecBatchLimit {
-            // A few rows: one quantized matvec each reads the weights n times, which costs less than
-            // dequantizing every weight into floats for sgemm. Measured on Qwen2.5-0.5B (`locallm bench
-            // --prompt-tokens N`, busy 2-core machine): 66 ms per row by matvecs; by sgemm 1.25 s for 16
-            // rows, 1.64 s for 24 and 1.45 s for 32.
-            for t in 0..<n { Kernels.matvec(m, x + t * m.columns, y + t * m.rows, pool: pool, scratch: scratch) }
+            // A few rows: the quantized decode kernels, each row as its own matvec computes it but the
+            // weights read once for all of them, cost less than dequantizing every weight into floats for
+            // sgemm. (Measured on Qwen2.5-0.5B, busy 2-core machine, with one matvec per row: 66 ms per
+            // row; by sgemm 1.25 s for 16 rows, 1.64 s for 24 and 1.45 s for 32.) Decode batches of
+            // several sequences rely on this path: their rows equal each sequence's own decode step.
+            Kernels.matvec(m, x, rowsOfX: n, y, pool: pool, scratch: scratch)
             return
         }
         let columns = m.columns

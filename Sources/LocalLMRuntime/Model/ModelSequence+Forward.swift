@@ -1,27 +1,66 @@
 import LocalLMKernels
 
+/// The rows of one forward pass and where each belongs.
+enum PassRows {
+    /// Tokens at consecutive positions of one sequence, from `start` (prefill, or one decode step).
+    case consecutive(ModelSequence, start: Int)
+    /// One token for each of several distinct sequences of the model, each at its own next position:
+    /// a decode batch. Every row is computed exactly as that sequence's own one-token pass computes it
+    /// (the decode kernels per row, the sequence's own attention), so batching never changes a token.
+    case decode([ModelSequence])
+}
+
 extension ModelSequence {
     /// Evaluates one batch of tokens at the cache's next positions, appends their keys and values,
     /// and writes the logits of the batch rows in `logitRows` to `logits` (`[logitRows.count × vocab]`).
     ///
     /// The caller has checked the ids and that the batch fits in the cache and in `batchSize`.
     func forward(_ ids: ArraySlice<Int>, logitRows: Range<Int>, into logits: UnsafeMutablePointer<Float>) {
+        Self.pass(model: model, scratch: scratch, rows: .consecutive(self, start: cache.count), ids: ids,
+                  logitRows: logitRows, into: logits)
+    }
+
+    /// One forward pass over `ids` (row t is `ids[ids.startIndex + t]`) laid out as `rows` says, with
+    /// `s` (room for every row) as its buffers; keys and values go to each row's sequence, and the logits
+    /// of `logitRows` to `logits` (`[logitRows.count × vocab]`).
+    ///
+    /// The caller has checked the ids, that each sequence's cache has room, and that `s` is large enough.
+    static func pass(model: TransformerModel, scratch s: ForwardScratch, rows layout: PassRows, ids: ArraySlice<Int>,
+                     logitRows: Range<Int>, into logits: UnsafeMutablePointer<Float>) {
         let c = model.configuration
         let w = model.weights
-        let s = scratch
         let n = ids.count
-        let start = cache.count
         let width = c.width
         let qWidth = c.headCount * c.keyLength
         let kWidth = c.kvHeadCount * c.keyLength
         let vWidth = c.kvHeadCount * c.valueLength
+        let aWidth = c.headCount * c.valueLength
         let ff = c.feedForwardLength
 
-        let exact = n > 1 && batchArithmetic == .llamaCpp
+        // Row t's sequence and position.
+        let single: ModelSequence?, start: Int, members: [ModelSequence]
+        switch layout {
+        case .consecutive(let sequence, let first): (single, start, members) = (sequence, first, [])
+        case .decode(let sequences): (single, start, members) = (nil, 0, sequences)
+        }
+        @inline(__always) func sequence(_ t: Int) -> ModelSequence { single ?? members[t] }
+        @inline(__always) func position(_ t: Int) -> Int { single != nil ? start + t : members[t].cache.count }
+        let tracer = single?.tracer
+        @inline(__always) func trace(_ name: @autoclosure () -> String, _ p: UnsafePointer<Float>, rows: Int, width: Int) {
+            guard let tracer, rows > 0 else { return }
+            tracer(name(), UnsafeBufferPointer(start: p + (rows - 1) * width, count: width))
+        }
+
+        let exact = n > 1 && single?.batchArithmetic == .llamaCpp
         // In llama.cpp's graph the last layer keeps only the output rows after attention, so its FFN
         // products have that many rows, which decides ggml's kernel (see below).
         var ggmlRows = n
         func multiply(_ m: Linear, _ input: UnsafePointer<Float>, rows: Int, _ output: UnsafeMutablePointer<Float>) {
+            if single == nil {
+                // A decode batch: every row through the decode kernels, whatever the batch's size.
+                Kernels.matvec(m.matrix, input, rowsOfX: rows, output, pool: model.pool, scratch: s.kernel)
+                return
+            }
             if exact {
                 if Kernels.ggmlUsesTiledProduct(m.matrix.type, rows: ggmlRows) {
                     Kernels.tiledKQuantProduct(m.matrix, input, rowsOfX: rows, output, pool: model.pool, scratch: s.kernel)
@@ -75,7 +114,7 @@ extension ModelSequence {
             let base = sliding ? c.ropeBaseSliding : c.ropeBase
             let frequencyScale = sliding ? 1 : c.ropeFrequencyScale
             for t in 0..<n {
-                TransformerMath.ropeTable(position: start + t, dimensions: c.ropeDimensions, base: base,
+                TransformerMath.ropeTable(position: position(t), dimensions: c.ropeDimensions, base: base,
                                           frequencyScale: frequencyScale, into: s.ropeGlobal)
                 for h in 0..<c.headCount {
                     TransformerMath.rope(s.q + t * qWidth + h * c.keyLength, cosSin: s.ropeGlobal,
@@ -91,9 +130,18 @@ extension ModelSequence {
             trace("Kcur-\(l)", s.k, rows: n, width: kWidth)
             trace("Vcur-\(l)", s.v, rows: n, width: vWidth)
             for t in 0..<n {
-                cache.store(layer: l, position: start + t, key: s.k + t * kWidth, value: s.v + t * vWidth)
+                sequence(t).cache.store(layer: l, position: position(t), key: s.k + t * kWidth, value: s.v + t * vWidth)
             }
-            attend(layer: l, tokens: n, start: start, sliding: sliding)
+            if let single {
+                single.attend(layer: l, tokens: n, start: start, sliding: sliding)
+            } else {
+                // Each sequence attends over its own cache, in its own buffers, as in its one-token pass.
+                for (t, member) in members.enumerated() {
+                    member.scratch.q.update(from: s.q + t * qWidth, count: qWidth)
+                    member.attend(layer: l, tokens: 1, start: position(t), sliding: sliding)
+                    (s.attention + t * aWidth).update(from: member.scratch.attention, count: aWidth)
+                }
+            }
             trace("kqv_out-\(l)", s.attention, rows: n, width: c.headCount * c.valueLength)
             multiply(layer.attentionOutput, s.attention, rows: n, s.projected)
             trace("attn_out-\(l)", s.projected, rows: n, width: width)
@@ -140,7 +188,7 @@ extension ModelSequence {
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
             trace("l_out-\(l)", s.x, rows: n, width: width)
         }
-        cache.commit(n)
+        if let single { single.cache.commit(n) } else { for member in members { member.cache.commit(1) } }
 
         // Logits only where asked: the LM head is the largest matrix (70% of Gemma's bytes).
         guard !logitRows.isEmpty else { return }
@@ -151,21 +199,17 @@ extension ModelSequence {
             }
         }
         trace("result_norm", s.normed, rows: logitRows.count, width: width)
+        // A decode batch reads the head once for every row (its rows go through the decode kernels).
+        let chunk = single == nil ? logitRows.count : ForwardScratch.logitChunk
         var done = 0
         while done < logitRows.count {
-            let rows = min(logitRows.count - done, ForwardScratch.logitChunk)
+            let rows = min(logitRows.count - done, chunk)
             multiply(w.output, s.normed + done * width, rows: rows, logits + done * c.vocabularySize)
             done += rows
         }
     }
 
-    @inline(__always)
-    private func trace(_ name: @autoclosure () -> String, _ p: UnsafePointer<Float>, rows: Int, width: Int) {
-        guard let tracer, rows > 0 else { return }
-        tracer(name(), UnsafeBufferPointer(start: p + (rows - 1) * width, count: width))
-    }
-
-    private func addBias(_ bias: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int) {
+    private static func addBias(_ bias: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int) {
         bias.withUnsafeBufferPointer { b in
             for t in 0..<rows {
                 let row = y + t * b.count
@@ -174,7 +218,7 @@ extension ModelSequence {
         }
     }
 
-    private func headNorm(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, heads: Int, length: Int, epsilon: Float) {
+    private static func headNorm(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, heads: Int, length: Int, epsilon: Float) {
         weight.withUnsafeBufferPointer { g in
             for h in 0..<heads {
                 TransformerMath.rmsNorm(y + h * length, weight: g.baseAddress!, count: length, epsilon: epsilon, into: y + h * length)
@@ -182,7 +226,7 @@ extension ModelSequence {
         }
     }
 
-    private func normRows(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int, width: Int, epsilon: Float) {
+    private static func normRows(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int, width: Int, epsilon: Float) {
         weight.withUnsafeBufferPointer { g in
             for t in 0..<rows {
                 TransformerMath.rmsNorm(y + t * width, weight: g.baseAddress!, count: width, epsilon: epsilon, into: y + t * width)
@@ -191,7 +235,7 @@ extension ModelSequence {
     }
 
     /// Attention of every (block of query rows, head) of the batch, split between threads.
-    private func attend(layer: Int, tokens n: Int, start: Int, sliding: Bool) {
+    func attend(layer: Int, tokens n: Int, start: Int, sliding: Bool) {
         let c = model.configuration
         let s = scratch
         let window = sliding ? (c.slidingWindow ?? Int.max) : Int.max

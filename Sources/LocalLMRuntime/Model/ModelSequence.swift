@@ -72,8 +72,11 @@ public final class ModelSequence {
 
     /// Appends one token and computes the logits after it into ``lastLogits``.
     public func append(_ id: Int) throws(RuntimeError) {
-        single[0] = id
-        try append(single[...])
+        guard tracer == nil else {
+            single[0] = id
+            return try append(single[...])
+        }
+        try decode(id)
     }
 
     /// Appends `ids` and returns the logits after the last one (`[vocabularySize]`): ``lastLogits``.
@@ -99,7 +102,14 @@ public final class ModelSequence {
         return logits
     }
 
+    /// One token: a decode step, in a pass shared with the model's other decoding sequences.
+    private func decode(_ id: Int) throws(RuntimeError) {
+        if Task.isCancelled { throw .cancelled }
+        try model.batcher.step(self, token: id)
+    }
+
     private func append(_ ids: ArraySlice<Int>) throws(RuntimeError) {
+        if ids.count == 1, tracer == nil { return try decode(ids[ids.startIndex]) }
         try validate(ids)
         try inBatches(ids) { batch, isLast in
             lastLogits.withUnsafeMutableBufferPointer { out in
@@ -122,8 +132,30 @@ public final class ModelSequence {
         }
     }
 
+    /// Throws unless `id` can be appended now (a one-token step of a decode batch).
+    func checkDecodeStep(_ id: Int) throws(RuntimeError) {
+        try validate(CollectionOfOne(id)[...])
+    }
+
+    /// Appends `id` (checked) alone and computes its logits.
+    func decodeStep(_ id: Int) {
+        single[0] = id
+        lastLogits.withUnsafeMutableBufferPointer { out in
+            forward(single[...], logitRows: 0..<1, into: out.baseAddress!)
+        }
+        tokens.append(id)
+    }
+
+    /// Records `id` (checked), whose keys and values a decode batch has stored, and its logits.
+    func receiveDecodeStep(_ id: Int, logits: UnsafePointer<Float>) {
+        lastLogits.withUnsafeMutableBufferPointer { out in
+            out.baseAddress!.update(from: logits, count: out.count)
+        }
+        tokens.append(id)
+    }
+
     /// Checks the ids and reserves their room in the cache, before anything changes.
-    private func validate(_ ids: ArraySlice<Int>) throws(RuntimeError) {
+    private func validate<C: Collection<Int>>(_ ids: C) throws(RuntimeError) {
         guard !ids.isEmpty else { throw .emptyInput }
         let vocab = model.configuration.vocabularySize
         for id in ids where id < 0 || id >= vocab { throw .invalidToken(id, vocabularySize: vocab) }

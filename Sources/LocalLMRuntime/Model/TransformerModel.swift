@@ -14,6 +14,8 @@ public final class TransformerModel: Sendable {
     public var threadCount: Int { pool.threadCount }
     let pool: ThreadPool
     let weights: ModelWeights
+    /// Steps the sequences that decode at the same time in shared forward passes.
+    let batcher = DecodeBatcher()
 
     /// Opens and maps `url`, reads the architecture's configuration and checks every tensor.
     public convenience init(contentsOf url: URL, threadCount: Int? = nil) throws(RuntimeError) {
@@ -40,6 +42,12 @@ public final class TransformerModel: Sendable {
                              batchArithmetic: BatchArithmetic = .fast) throws(RuntimeError) -> ModelSequence {
         try ModelSequence(model: self, contextSize: contextSize, cacheType: cacheType, batchSize: batchSize,
                           batchArithmetic: batchArithmetic)
+    }
+
+    /// Decode passes run so far and the sequence steps they computed (their ratio is the mean batch).
+    public var decodeStatistics: (passes: Int, steps: Int) {
+        let (passes, rows) = batcher.statistics
+        return (passes, rows)
     }
 
     /// Bytes of all the weights (what decoding streams per token, plus the embeddings).
