@@ -6,10 +6,13 @@ import LocalLMKernels
 // the shapes of SmolLM2-135M, Gemma 3 270M and Qwen2.5-Coder 0.5B/1.5B, activation quantization, and sgemm panels (matmul of 512
 // rows). `match=TEXT` keeps only the matvec lines whose label or type contains TEXT (and skips the rest).
 // Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode.
+// `batch=N` also times the several-row matvec of N rows (a decode batch of N sequences) from DRAM and
+// prints its cost in one-row matvecs (1.0 would be free rows, N no gain).
 
 let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
     let threads = arguments.compactMap { $0.hasPrefix("threads=") ? Int($0.dropFirst(8)) : nil }.first ?? ThreadPool.coreCount
     let match = arguments.compactMap { $0.hasPrefix("match=") ? String($0.dropFirst(6)) : nil }.first
+    let batch = arguments.compactMap { $0.hasPrefix("batch=") ? Int($0.dropFirst(6)) : nil }.first
     let pool = ThreadPool(threadCount: threads)
     let scratch = KernelScratch()
     print("threads: \(threads)")
@@ -44,7 +47,7 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
     }
     for (label, type, rows, columns) in all {
         if let match, !label.contains(match), !type.description.contains(match) { continue }
-        benchMatvec(label, type, rows, columns, pool, scratch)
+        benchMatvec(label, type, rows, columns, pool, scratch, batch: batch)
     }
     if match != nil { return }
 
@@ -83,7 +86,8 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
     }
 }
 
-private func benchMatvec(_ label: String, _ type: GGMLType, _ rows: Int, _ columns: Int, _ pool: ThreadPool, _ scratch: KernelScratch) {
+private func benchMatvec(_ label: String, _ type: GGMLType, _ rows: Int, _ columns: Int, _ pool: ThreadPool, _ scratch: KernelScratch,
+                         batch: Int? = nil) {
     let w = RandomMatrix(type: type, rows: rows, columns: columns)
     let x = (0..<columns).map { Float(cos(Double($0) * 0.11)) }
     var y = [Float](repeating: 0, count: rows)
@@ -99,8 +103,18 @@ private func benchMatvec(_ label: String, _ type: GGMLType, _ rows: Int, _ colum
         next = (next + 1) % cold.count
     }
     let coldGbps = Double(w.matrix.byteCount) / coldUs / 1e3
-    print(String(format: "matvec %-18@ %-5@ %6d x %-5d %9.1f µs %7.1f GB/s   from DRAM %9.1f µs %7.1f GB/s",
-                 label, type.description, rows, columns, us, gbps, coldUs, coldGbps))
+    var batchFigure = ""
+    if let batch, batch > 1 {
+        let xs = (0..<(batch * columns)).map { Float(cos(Double($0) * 0.11)) }
+        var ys = [Float](repeating: 0, count: batch * rows)
+        let batchUs = measure(minimumSeconds: 0.3) {
+            Kernels.matvec(cold[next].matrix, xs, rowsOfX: batch, &ys, pool: pool, scratch: scratch)
+            next = (next + 1) % cold.count
+        }
+        batchFigure = String(format: "   %d rows %9.1f µs = %.2f rows' cost", batch, batchUs, batchUs / coldUs)
+    }
+    print(String(format: "matvec %-18@ %-5@ %6d x %-5d %9.1f µs %7.1f GB/s   from DRAM %9.1f µs %7.1f GB/s%@",
+                 label, type.description, rows, columns, us, gbps, coldUs, coldGbps, batchFigure))
 }
 
 /// Mean µs per call over at least `minimumSeconds`, after a warm-up call.

@@ -203,28 +203,38 @@ FOUR_ROWS(q4_1, 20, 2, unsigned_dot(nibbles(x + 4), yq), 1, mins[k] += half_at(x
 /// formed exactly as `signed_dot` and the one-activation kernel form it (the same int32 lanes, the same
 /// FMA chain over blocks, the same final sum), so a decode batch computes what each decode step would.
 #define MULTI_SIGNED(NAME, BLOCK_BYTES, VALUES)                                                          \
+    /* Activations j0 ..< j0 + K of one row, K ≤ 4 a constant: the accumulators stay in registers. */    \
+    INLINE void multi_group_##NAME(const uint8_t *row, const locallm_activation *a, long nb, int K,       \
+                                   float *y, long ystride) {                                             \
+        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()}; \
+        for (long b = 0; b < nb; b++) {                                                                  \
+            const uint8_t *x = row + BLOCK_BYTES * b;                                                    \
+            const __m256i v = VALUES;                                                                    \
+            const __m256i ax = _mm256_sign_epi8(v, v);                                                   \
+            const float d = half_at(x);                                                                  \
+            for (int k = 0; k < K; k++) {                                                                \
+                const __m256i sy = _mm256_sign_epi8(load32(a[k].qs + 32 * b), v);                        \
+                const __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1)); \
+                acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(d * a[k].scales[b]), acc[k]); \
+            }                                                                                            \
+        }                                                                                                \
+        for (int k = 0; k < K; k++) y[k * ystride] = hsum8(acc[k]);                                      \
+    }                                                                                                    \
     TARGET void locallm_avx2_multi_##NAME(const uint8_t *base, long stride, const locallm_activation *a, \
                                           long n, long nb, float *y, long ystride, long start, long end) { \
-        __m256 acc[LOCALLM_MULTI_MAX];                                                                   \
         const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0                                 \
             ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;                                              \
-        if (n > LOCALLM_MULTI_MAX) return;                                                               \
         for (long r = start; r < end; r++) {                                                             \
             if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);                      \
             const uint8_t *row = base + r * stride;                                                      \
-            for (long j = 0; j < n; j++) acc[j] = _mm256_setzero_ps();                                   \
-            for (long b = 0; b < nb; b++) {                                                              \
-                const uint8_t *x = row + BLOCK_BYTES * b;                                                \
-                const __m256i v = VALUES;                                                                \
-                const __m256i ax = _mm256_sign_epi8(v, v);                                               \
-                const float d = half_at(x);                                                              \
-                for (long j = 0; j < n; j++) {                                                           \
-                    const __m256i sy = _mm256_sign_epi8(load32(a[j].qs + 32 * b), v);                    \
-                    const __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1)); \
-                    acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(d * a[j].scales[b]), acc[j]); \
-                }                                                                                        \
+            long j = 0;                                                                                  \
+            for (; j + 4 <= n; j += 4) multi_group_##NAME(row, a + j, nb, 4, y + j * ystride + r, ystride); \
+            switch (n - j) {                                                                             \
+            case 3: multi_group_##NAME(row, a + j, nb, 3, y + j * ystride + r, ystride); break;          \
+            case 2: multi_group_##NAME(row, a + j, nb, 2, y + j * ystride + r, ystride); break;          \
+            case 1: multi_group_##NAME(row, a + j, nb, 1, y + j * ystride + r, ystride); break;          \
+            default: break;                                                                              \
             }                                                                                            \
-            for (long j = 0; j < n; j++) y[j * ystride + r] = hsum8(acc[j]);                             \
         }                                                                                                \
     }
 
@@ -262,6 +272,19 @@ INLINE void scale_min_k4(int j, const uint8_t *q, int32_t *scale, int32_t *min) 
     }
 }
 
+/// unsigned_dot(x, y) times s in every lane, for x in 0…63: madd multiplies maddubs' int16 pair sums by
+/// s directly, exactly what multiplying the int32 lanes by s gives (p0·s + p1·s = (p0 + p1)·s), with one
+/// instruction instead of a madd and a two-uop mullo.
+INLINE __m256i unsigned_dot_scaled(__m256i x, __m256i y, int32_t s) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), _mm256_set1_epi16((int16_t)s));
+}
+
+/// The same with lanes 0…3 (elements 0…15 of 32) times s0 and lanes 4…7 (16…31) times s1.
+INLINE __m256i unsigned_dot_halves(__m256i x, __m256i y, int32_t s0, int32_t s1) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(x, y),
+                             _mm256_set_m128i(_mm_set1_epi16((int16_t)s1), _mm_set1_epi16((int16_t)s0)));
+}
+
 /// Lanes 0…3 (elements 0…15 of 32) times s0, lanes 4…7 (16…31) times s1.
 INLINE __m256i scale_halves(__m256i lanes, int32_t s0, int32_t s1) {
     return _mm256_mullo_epi32(lanes, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
@@ -280,8 +303,8 @@ INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, const int32_t *bs, fl
         int32_t sc0, mn0, sc1, mn1;
         scale_min_k4(2 * c, x + 4, &sc0, &mn0);
         scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
-        const __m256i s0 = _mm256_mullo_epi32(unsigned_dot(lo, load32(yq + 64 * c)), _mm256_set1_epi32(sc0));
-        const __m256i s1 = _mm256_mullo_epi32(unsigned_dot(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(sc1));
+        const __m256i s0 = unsigned_dot_scaled(lo, load32(yq + 64 * c), sc0);
+        const __m256i s1 = unsigned_dot_scaled(hi, load32(yq + 64 * c + 32), sc1);
         isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
         mins[c] = (float)(mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]));
     }
@@ -330,10 +353,10 @@ INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, const int32_t *bs, fl
         const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
         const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
                                            _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
-        isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q0, load32(yy)), g[0], g[1]),
-                                                       scale_halves(unsigned_dot(q1, load32(yy + 32)), g[2], g[3])));
-        isum = _mm256_add_epi32(isum, _mm256_add_epi32(scale_halves(unsigned_dot(q2, load32(yy + 64)), g[4], g[5]),
-                                                       scale_halves(unsigned_dot(q3, load32(yy + 96)), g[6], g[7])));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q0, load32(yy), g[0], g[1]),
+                                                       unsigned_dot_halves(q1, load32(yy + 32), g[2], g[3])));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q2, load32(yy + 64), g[4], g[5]),
+                                                       unsigned_dot_halves(q3, load32(yy + 96), g[6], g[7])));
     }
     *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x + 208)), _mm256_cvtepi32_ps(isum), *acc);
 }
@@ -356,6 +379,127 @@ TARGET static void four_q6_K(const uint8_t *w, long stride, const locallm_activa
     for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
 }
 
+/// Q4_K rows [start, end) times n activations (see MULTI_SIGNED): each block's nibbles, scales and
+/// minimums unpacked once, then for each activation exactly `q4_K_block`'s integer sums, FMAs and min
+/// terms, and `dot_q4_K`'s final sum.
+TARGET void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                    float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX) return;
+    __m256 acc[LOCALLM_MULTI_MAX];
+    float m[LOCALLM_MULTI_MAX][4];
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
+    for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
+        for (long j = 0; j < n; j++) {
+            acc[j] = _mm256_setzero_ps();
+            m[j][0] = m[j][1] = m[j][2] = m[j][3] = 0;
+        }
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = base + r * stride + 144 * b;
+            __m256i lo[4], hi[4];
+            int32_t sc[8], mn[8];
+            for (int c = 0; c < 4; c++) {
+                const __m256i bytes = load32(x + 16 + 32 * c);
+                lo[c] = _mm256_and_si256(bytes, mask);
+                hi[c] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+                scale_min_k4(2 * c, x + 4, &sc[2 * c], &mn[2 * c]);
+                scale_min_k4(2 * c + 1, x + 4, &sc[2 * c + 1], &mn[2 * c + 1]);
+            }
+            const float d = half_at(x), dm = half_at(x + 2);
+            for (long j = 0; j < n; j++) {
+                const int8_t *yq = a[j].qs + 256 * b;
+                const int32_t *bs = a[j].bsums + 16 * b;
+                const float yd = a[j].scales[b];
+                __m256i isum = _mm256_setzero_si256();
+                float mins[4];
+                for (int c = 0; c < 4; c++) {
+                    const __m256i s0 = unsigned_dot_scaled(lo[c], load32(yq + 64 * c), sc[2 * c]);
+                    const __m256i s1 = unsigned_dot_scaled(hi[c], load32(yq + 64 * c + 32), sc[2 * c + 1]);
+                    isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
+                    mins[c] = (float)(mn[2 * c] * (bs[4 * c] + bs[4 * c + 1]) + mn[2 * c + 1] * (bs[4 * c + 2] + bs[4 * c + 3]));
+                }
+                const float dmin = -yd * dm;
+                acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(yd * d), _mm256_cvtepi32_ps(isum), acc[j]);
+                for (int c = 0; c < 4; c++) m[j][c] = __builtin_fmaf(dmin, mins[c], m[j][c]);
+            }
+        }
+        for (long j = 0; j < n; j++) y[j * ystride + r] = hsum8(acc[j]) + ((m[j][0] + m[j][2]) + (m[j][1] + m[j][3]));
+    }
+}
+
+/// Q6_K rows [start, end) times n activations: each block's 6-bit values unpacked once, then for each
+/// activation exactly `q6_K_block`'s sums and FMA.
+TARGET void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                    float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX) return;
+    __m256 acc[LOCALLM_MULTI_MAX];
+    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
+    for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
+        for (long j = 0; j < n; j++) acc[j] = _mm256_setzero_ps();
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = base + r * stride + 210 * b;
+            const int8_t *sc = (const int8_t *)(x + 192);
+            __m256i q[8];
+            for (int half = 0; half < 2; half++) {
+                const uint8_t *ql = x + 64 * half;
+                const __m256i qh = load32(x + 128 + 32 * half);
+                const __m256i l0 = load32(ql), l1 = load32(ql + 32);
+                q[4 * half] = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
+                q[4 * half + 1] = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
+                q[4 * half + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
+                q[4 * half + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
+                                                  _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
+            }
+            const float d = half_at(x + 208);
+            for (long j = 0; j < n; j++) {
+                const int8_t *yq = a[j].qs + 256 * b;
+                const int32_t *bs = a[j].bsums + 16 * b;
+                int32_t off[8];
+                for (int g = 0; g < 8; g++) off[g] = -32 * (bs[2 * g] * sc[2 * g] + bs[2 * g + 1] * sc[2 * g + 1]);
+                __m256i isum = _mm256_loadu_si256((const __m256i *)off);
+                for (int half = 0; half < 2; half++) {
+                    const int8_t *yy = yq + 128 * half;
+                    const int8_t *g = sc + 8 * half;
+                    isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q[4 * half], load32(yy), g[0], g[1]),
+                                                                   unsigned_dot_halves(q[4 * half + 1], load32(yy + 32), g[2], g[3])));
+                    isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q[4 * half + 2], load32(yy + 64), g[4], g[5]),
+                                                                   unsigned_dot_halves(q[4 * half + 3], load32(yy + 96), g[6], g[7])));
+                }
+                acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(a[j].scales[b] * d), _mm256_cvtepi32_ps(isum), acc[j]);
+            }
+        }
+        for (long j = 0; j < n; j++) y[j * ystride + r] = hsum8(acc[j]);
+    }
+}
+
+/// Q4_1 rows [start, end) times n activations: nibbles unpacked once, then for each activation exactly
+/// `dot_q4_1`'s FMA chain and minimum term.
+TARGET void locallm_avx2_multi_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                    float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX) return;
+    __m256 acc[LOCALLM_MULTI_MAX];
+    float mins[LOCALLM_MULTI_MAX];
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
+    for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
+        for (long j = 0; j < n; j++) { acc[j] = _mm256_setzero_ps(); mins[j] = 0; }
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = base + r * stride + 20 * b;
+            const __m256i v = nibbles(x + 4);
+            const float d = half_at(x), m = half_at(x + 2);
+            for (long j = 0; j < n; j++) {
+                const __m256i s = unsigned_dot(v, load32(a[j].qs + 32 * b));
+                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(d * a[j].scales[b]), acc[j]);
+                mins[j] += m * a[j].sums[b];
+            }
+        }
+        for (long j = 0; j < n; j++) y[j * ystride + r] = hsum8(acc[j]) + mins[j];
+    }
+}
+
 /// Q5_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.
 INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
     float sum = 0;
@@ -376,8 +520,8 @@ INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
             int32_t sc0, mn0, sc1, mn1;
             scale_min_k4(2 * c, x + 4, &sc0, &mn0);
             scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
-            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(unsigned_dot(lo, load32(yq + 64 * c)), _mm256_set1_epi32(sc0)));
-            isum = _mm256_add_epi32(isum, _mm256_mullo_epi32(unsigned_dot(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(sc1)));
+            isum = _mm256_add_epi32(isum, unsigned_dot_scaled(lo, load32(yq + 64 * c), sc0));
+            isum = _mm256_add_epi32(isum, unsigned_dot_scaled(hi, load32(yq + 64 * c + 32), sc1));
             summs += mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]);
         }
         const float yd = a->scales[b];
@@ -535,5 +679,5 @@ NONE(iq4_nl) NONE(iq4_xs)
                                 long nb, float *y, long ystride, long start, long end) {                 \
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
     }
-NONE_MULTI(q8_0) NONE_MULTI(q4_0) NONE_MULTI(q5_0)
+NONE_MULTI(q8_0) NONE_MULTI(q4_0) NONE_MULTI(q5_0) NONE_MULTI(q4_1) NONE_MULTI(q4_K) NONE_MULTI(q6_K)
 #endif

@@ -57,6 +57,9 @@ package enum AVX2Rows {
         case .q8_0: return locallm_avx2_multi_q8_0
         case .q4_0: return locallm_avx2_multi_q4_0
         case .q5_0: return locallm_avx2_multi_q5_0
+        case .q4_1: return locallm_avx2_multi_q4_1
+        case .q4_K: return locallm_avx2_multi_q4_K
+        case .q6_K: return locallm_avx2_multi_q6_K
         default: return nil
         }
     }

@@ -58,12 +58,18 @@ void locallm_avx2_rows_iq4_xs(const uint8_t *base, long stride, const locallm_ac
 
 /// y[j·ystride + r] = row r of the weights · activation j, for r in [start, end) and j < n (n at most
 /// LOCALLM_MULTI_MAX), each exactly as the one-activation function of the type computes it, the weights
-/// read once for all activations. For Q8_0, Q4_0 and Q5_0. Call only when `locallm_has_avx2_fma_f16c()` is 1.
+/// read once for all activations. For Q8_0, Q4_0, Q5_0, Q4_1, Q4_K and Q6_K. Call only when `locallm_has_avx2_fma_f16c()` is 1.
 void locallm_avx2_multi_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                              float *y, long ystride, long start, long end);
 void locallm_avx2_multi_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                              float *y, long ystride, long start, long end);
 void locallm_avx2_multi_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                             float *y, long ystride, long start, long end);
+void locallm_avx2_multi_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                             float *y, long ystride, long start, long end);
+void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                             float *y, long ystride, long start, long end);
+void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                              float *y, long ystride, long start, long end);
 
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)

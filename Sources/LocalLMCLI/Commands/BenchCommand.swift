@@ -69,7 +69,9 @@ struct BenchCommand: AsyncParsableCommand {
         if let sequences {
             let figures = try decodeTogether(loaded, count: sequences, prompt: prompt, cacheType: cacheType, clock: clock)
             concurrent = ",\"sequences\":\(sequences),\"aggregate_decode_tokens_per_s\":\(figures.aggregate),"
-                + "\"per_sequence_decode_tokens_per_s\":\(figures.perSequence),\"mean_decode_batch\":\(figures.meanBatch)"
+                + "\"per_sequence_decode_tokens_per_s\":\(figures.perSequence),"
+                + "\"one_sequence_decode_tokens_per_s\":\(figures.alone),\"aggregate_speedup\":\(figures.speedup),"
+                + "\"mean_decode_batch\":\(figures.meanBatch)"
         }
         print("{\"engine\":\"LocalLM\",\"threads\":\(threads),\"prompt_tokens\":\(promptTokens),"
               + "\"gen_tokens\":\(genTokens),\"batch_size\":\(batchSize ?? promptTokens),\"kv_type\":\"\(kvType)\","
@@ -81,11 +83,15 @@ struct BenchCommand: AsyncParsableCommand {
 
 extension BenchCommand {
     /// `count` sequences, each prefilled with the prompt (shifted by its index) and then decoding
-    /// `genTokens` tokens on a thread of its own, all started together; the median over `reps` runs
-    /// (after a warm-up) of the aggregate tokens per second, the slowest sequence's own speed, and the
-    /// mean number of sequences per decode pass.
+    /// `genTokens` tokens on a thread of its own, all started together. Each run first decodes the
+    /// first sequence alone the same way, so the speed-up is a ratio of two measurements taken moments
+    /// apart (absolute speeds drift on a shared machine). Medians over `reps` runs after a warm-up: the
+    /// aggregate tokens per second, the slowest sequence's own speed, the ratio to one sequence alone,
+    /// and the mean number of sequences per decode pass.
     private func decodeTogether(_ model: TransformerModel, count: Int, prompt: [Int], cacheType: KVCacheStorage,
-                                clock: ContinuousClock) throws -> (aggregate: Double, perSequence: Double, meanBatch: Double) {
+                                clock: ContinuousClock) throws
+        -> (aggregate: Double, perSequence: Double, alone: Double, speedup: Double, meanBatch: Double)
+    {
         let vocab = model.configuration.vocabularySize
         let members = try (0..<count).map { s in
             let sequence = try model.makeSequence(contextSize: prompt.count + genTokens + 16, cacheType: cacheType,
@@ -93,10 +99,9 @@ extension BenchCommand {
             try sequence.append(prompt.map { ($0 + s) % (vocab - 300) + 256 })
             return UncheckedBox(sequence)
         }
-        var aggregate: [Double] = [], perSequence: [Double] = [], batches: [Double] = []
-        for _ in 0...reps {
-            let before = model.decodeStatistics
-            let elapsed = UncheckedBox(UnsafeMutableBufferPointer<Double>.allocate(capacity: count))
+        /// Seconds until the last of `members` has decoded `genTokens` tokens, each on its own thread.
+        func run(_ members: ArraySlice<UncheckedBox<ModelSequence>>) -> Double {
+            let elapsed = UncheckedBox(UnsafeMutableBufferPointer<Double>.allocate(capacity: members.count))
             defer { elapsed.value.deallocate() }
             let group = DispatchGroup()
             let start = clock.now
@@ -115,14 +120,23 @@ extension BenchCommand {
                 }.start()
             }
             group.wait()
+            return elapsed.value.max() ?? 1
+        }
+        var aggregate: [Double] = [], perSequence: [Double] = [], alone: [Double] = [], speedup: [Double] = []
+        var batches: [Double] = []
+        for _ in 0...reps {
+            let one = Double(genTokens) / run(members[0..<1])
+            let before = model.decodeStatistics
+            let wall = run(members[...])
             let after = model.decodeStatistics
-            let wall = elapsed.value.max() ?? 1
             aggregate.append(Double(count * genTokens) / wall)
             perSequence.append(Double(genTokens) / wall)
+            alone.append(one)
+            speedup.append(Double(count * genTokens) / wall / one)
             batches.append(Double(after.steps - before.steps) / Double(max(1, after.passes - before.passes)))
         }
         let median = { (a: [Double]) in a.dropFirst().sorted()[(a.count - 1) / 2] }
-        return (median(aggregate), median(perSequence), median(batches))
+        return (median(aggregate), median(perSequence), median(alone), median(speedup), median(batches))
     }
 }
 
