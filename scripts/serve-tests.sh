@@ -56,7 +56,7 @@ wait_for() {
 # 1. locallm serve and the openai client.
 key=test-$RANDOM$RANDOM
 port=$(free_port)
-"$bin/locallm" serve --model "qwen=$model" --port "$port" --api-key "$key" --parallel 4 --context-size 2048 \
+"$bin/locallm" serve --model "qwen=$model" --port "$port" --api-key "$key" --parallel 8 --context-size 2048 \
     2>"$logs/locallm-serve.log" &
 serve_pid=$!
 pids+=("$serve_pid")

@@ -18,8 +18,10 @@ if [[ $# -eq 0 ]]; then
     # Each libFuzzer target for a few seconds, so that they keep building and their seeds keep passing
     # (the long runs are `scripts/fuzz.sh all`; Docs/reliability.md).
     scripts/fuzz.sh smoke
+    # The server and the remote backend with real peers over loopback: the official `openai` Python
+    # client against `locallm serve`, a small load run (4 streaming clients x 2 requests), and the
+    # remote backend's seed programs against llama.cpp's server (llama-cpp-python, which pip builds
+    # from source on a fresh machine: about 15 minutes). The in-process loopback tests ran above
+    # (LocalLMServerTests); the full load run is `scripts/serve-tests.sh --load 32 8`.
+    scripts/serve-tests.sh
 fi
-# The server and the remote backend run in-process over loopback in the suite above
-# (LocalLMServerTests). The runs with external peers — the `openai` Python client, llama.cpp's server,
-# the load run — are scripts/serve-tests.sh, not yet part of this command: its seeded-sampling and
-# load exact-match checks do not pass yet (Docs/scale-out.md).

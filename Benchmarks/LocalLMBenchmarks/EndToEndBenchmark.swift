@@ -80,22 +80,12 @@ let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
         }
         print(String(format: "%@: time to first token, 200-token chat prompt: %.0f ms", name, ttft.sorted()[2] * 1000))
 
-        // Aggregate decode throughput of 4 sequences sharing the model.
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for s in 0..<4 {
-                group.addTask {
-                    let seq = try model.makeSequence(contextSize: 128, cacheType: cacheType)
-                    var token = 256 + s
-                    for _ in 0..<32 {
-                        try seq.evaluate([token])
-                        token = (token * 31 + 7) % (vocab - 300) + 256
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        print(String(format: "%@: 4 concurrent sequences, %.1f tok/s aggregate decode", name, 128 / seconds(clock.now - start)))
+        // Aggregate decode throughput of 4 sequences sharing the model (each on its own thread, so their
+        // steps share passes), and its ratio to one sequence in the same runs.
+        let together = try ConcurrentDecodeMeasurement(model: model, sequences: 4, promptTokens: 32, generatedTokens: 32,
+                                                       runs: 3, cacheType: cacheType)
+        print(String(format: "%@: 4 concurrent sequences, %.1f tok/s aggregate decode (%.2f× one sequence)", name,
+                     together.aggregateTokensPerSecond, together.speedup))
 
     }
     // Last, so that its buffer does not count in the peak RSS above.

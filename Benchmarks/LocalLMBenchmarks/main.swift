@@ -15,6 +15,7 @@ let allSuites: [BenchmarkSuite] = [
     constrainedDecodeBenchmark,
     kernelsBenchmark,
     endToEndBenchmark,
+    batchDecodeBenchmark,
     sessionBenchmark,
     maskBenchBenchmark,
     functionCallingBenchmark,

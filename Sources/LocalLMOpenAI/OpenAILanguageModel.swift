@@ -53,15 +53,20 @@ public struct OpenAILanguageModel: LanguageModel, Hashable {
         }
 
         public var schemaStyle: SchemaStyle
+        /// Whether an assistant message that only calls tools is sent with `"content": ""` instead of
+        /// OpenAI's `"content": null` (llama-cpp-python's server refuses null there: HTTP 500, "Input
+        /// should be a valid string").
+        public var emptyContentWithToolCalls: Bool
 
-        public init(schemaStyle: SchemaStyle) {
+        public init(schemaStyle: SchemaStyle, emptyContentWithToolCalls: Bool = false) {
             self.schemaStyle = schemaStyle
+            self.emptyContentWithToolCalls = emptyContentWithToolCalls
         }
 
         /// OpenAI's own spelling, which most servers follow.
         public static let openAI = Dialect(schemaStyle: .jsonSchema)
         /// llama-cpp-python's server (`python -m llama_cpp.server`).
-        public static let llamaCppPython = Dialect(schemaStyle: .jsonObjectWithSchema)
+        public static let llamaCppPython = Dialect(schemaStyle: .jsonObjectWithSchema, emptyContentWithToolCalls: true)
     }
 
     public var executorConfiguration: Executor.Configuration { Executor.Configuration(model: self) }

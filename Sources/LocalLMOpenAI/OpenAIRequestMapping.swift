@@ -26,7 +26,7 @@ enum OpenAIRequestMapping {
                 messages.append(ChatCompletionMessage(role: "assistant", content: response.segments.renderedText))
             case .toolCalls(let calls):
                 messages.append(ChatCompletionMessage(
-                    role: "assistant", content: nil,
+                    role: "assistant", content: dialect.emptyContentWithToolCalls ? "" : nil,
                     toolCalls: calls.map { ToolCall(id: $0.id, name: $0.toolName, arguments: $0.arguments.jsonString) }))
             case .toolOutput(let output):
                 messages.append(ChatCompletionMessage(

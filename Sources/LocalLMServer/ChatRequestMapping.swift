@@ -16,6 +16,11 @@ struct MappedChatRequest {
     var stops: [String]
     /// The response budget, for `finish_reason: length`.
     var maximumTokens: Int?
+    /// The request gave a `seed`: it asks for an answer it can get again, so its prompt is evaluated
+    /// from an empty cache. (A prefix reused from another request was computed in other passes —
+    /// decode steps, a prefill batch of another size — whose sums round differently in the last bits,
+    /// which can tip a sampled or greedy token; a fresh prefill is always the same computation.)
+    var reproducible: Bool
 }
 
 /// A 4xx the server answers with the OpenAI error object.
@@ -156,7 +161,7 @@ enum ChatRequestMapping {
         return MappedChatRequest(
             request: LanguageModelExecutorGenerationRequest(
                 transcript: Transcript(entries: entries), generationOptions: options, schema: responseSchema),
-            stops: stops, maximumTokens: maximumTokens)
+            stops: stops, maximumTokens: maximumTokens, reproducible: body.seed != nil)
     }
 
     /// A client's JSON Schema, taken verbatim: the grammar compiler reports what it cannot enforce

@@ -119,7 +119,7 @@ package struct OpenAIServer: Sendable {
                 param: "model", code: "model_not_found")
         }
         let mapped = try ChatRequestMapping.map(wire)
-        let run = GenerationRun(mapped.request, model: entry.model, pool: entry.pool)
+        let run = GenerationRun(mapped.request, model: entry.model, pool: entry.pool, freshCache: mapped.reproducible)
         do {
             try await run.awaitStart()
         } catch {
@@ -339,7 +339,7 @@ final class GenerationRun: @unchecked Sendable {
     private var pending: CompletionEvent?
     private let task: Task<Void, Never>
 
-    init(_ request: LanguageModelExecutorGenerationRequest, model: SystemLanguageModel, pool: SequencePool) {
+    init(_ request: LanguageModelExecutorGenerationRequest, model: SystemLanguageModel, pool: SequencePool, freshCache: Bool) {
         let (stream, continuation) = AsyncThrowingStream<CompletionEvent, any Error>.makeStream()
         let task = Task {
             let executor: SystemLanguageModel.Executor
@@ -353,6 +353,7 @@ final class GenerationRun: @unchecked Sendable {
                 if let mapped = CompletionEvent(event) { continuation.yield(mapped) }
             }
             do {
+                if freshCache { await executor.discardCachedPrefix() }
                 try await executor.respond(to: request, model: model, streamingInto: channel)
                 continuation.finish()
             } catch {

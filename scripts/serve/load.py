@@ -4,6 +4,10 @@ REQUESTS requests one after another, with the official `openai` client.
 
 Every prompt is distinct, and its greedy answer is first fetched alone (not streamed); under load
 each streamed answer must equal it exactly, so a lost, truncated or mixed-up response fails the run.
+Every request carries a `seed`, which asks the server for a repeatable answer: it evaluates the prompt
+from an empty cache rather than reusing a prefix another request left (computed in other passes, so
+different in the last bits). Decode steps shared with other requests compute exactly what a lone step
+computes, so the answers under load must be the solo answers token for token.
 It also checks that the server's memory (VmRSS of SERVER_PID) returns to its baseline, and prints
 requests/s and time to first token. Usage: load.py BASE_URL API_KEY MODEL SERVER_PID CLIENTS REQUESTS"""
 import asyncio
@@ -16,6 +20,7 @@ import openai
 BASE, KEY, MODEL, PID = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 CLIENTS, REQUESTS = int(sys.argv[5]), int(sys.argv[6])
 MAX_TOKENS = 24
+SEED = 7
 SUBJECTS = ["rivers", "bread", "owls", "trains", "copper", "tea", "maps", "bees"]
 
 
@@ -40,7 +45,7 @@ async def main():
     expected = {}
     for c in range(CLIENTS):
         for r in range(REQUESTS):
-            answer = await api.chat.completions.create(model=MODEL, messages=prompt(c, r), max_tokens=MAX_TOKENS, temperature=0)
+            answer = await api.chat.completions.create(model=MODEL, messages=prompt(c, r), max_tokens=MAX_TOKENS, temperature=0, seed=SEED)
             expected[(c, r)] = answer.choices[0].message.content
     ttfts, failures = [], []
 
@@ -51,7 +56,7 @@ async def main():
             text = ""
             finish = None
             stream = await api.chat.completions.create(
-                model=MODEL, messages=prompt(c, r), max_tokens=MAX_TOKENS, temperature=0, stream=True)
+                model=MODEL, messages=prompt(c, r), max_tokens=MAX_TOKENS, temperature=0, seed=SEED, stream=True)
             async for chunk in stream:
                 if chunk.choices and chunk.choices[0].delta.content:
                     first = first or time.perf_counter()

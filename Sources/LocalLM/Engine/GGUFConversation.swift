@@ -34,6 +34,12 @@ package actor GGUFConversation {
         return made
     }
 
+    /// Empties the cache (not during a request), so the next request prefills its whole prompt.
+    package func discardCache() {
+        guard !busy else { return }
+        try? sequence?.truncate(to: 0)
+    }
+
     package nonisolated func prewarm(transcript: Transcript) throws {
         Task { try await self.prewarmIsolated(transcript) }
     }

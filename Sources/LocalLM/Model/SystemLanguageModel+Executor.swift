@@ -56,6 +56,13 @@ extension SystemLanguageModel {
             }
         }
 
+        /// Forgets the tokens cached from earlier requests, so the next request evaluates its whole
+        /// prompt (the server does this for requests with a `seed`, to make them repeatable).
+        package func discardCachedPrefix() async {
+            guard let conversation = conversation.withLock({ $0 }) else { return }
+            await conversation.discardCache()
+        }
+
         public func respond(
             to request: LanguageModelExecutorGenerationRequest, model: SystemLanguageModel,
             streamingInto channel: LanguageModelExecutorGenerationChannel

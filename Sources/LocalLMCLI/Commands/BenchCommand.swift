@@ -21,7 +21,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Measured runs (after one warm-up run).") var reps: Int = 3
     @Option(help: "KV cache type: f16 or f32.") var kvType: String = "f16"
     @Option(help: "Tokens per forward pass in prefill (default: the whole prompt).") var batchSize: Int?
-    @Option(help: "Also decode this many sequences at once (each on its own thread, stepped together in shared passes) and report their aggregate and per-sequence decode speed.")
+    @Option(help: "Also decode this many sequences at once (each on its own thread, stepped together in shared passes) and report their aggregate and per-sequence decode speed, and the ratio to one sequence measured in the same runs.")
     var sequences: Int?
     @Flag(help: "Also measure the machine's read bandwidth and report decode against its limit.") var bandwidth = false
     @Flag(help: "Print one JSON line (the default output).") var json = false
@@ -67,11 +67,12 @@ struct BenchCommand: AsyncParsableCommand {
         }
         var concurrent = ""
         if let sequences {
-            let figures = try decodeTogether(loaded, count: sequences, prompt: prompt, cacheType: cacheType, clock: clock)
-            concurrent = ",\"sequences\":\(sequences),\"aggregate_decode_tokens_per_s\":\(figures.aggregate),"
-                + "\"per_sequence_decode_tokens_per_s\":\(figures.perSequence),"
-                + "\"one_sequence_decode_tokens_per_s\":\(figures.alone),\"aggregate_speedup\":\(figures.speedup),"
-                + "\"mean_decode_batch\":\(figures.meanBatch)"
+            let m = try ConcurrentDecodeMeasurement(model: loaded, sequences: sequences, promptTokens: promptTokens,
+                                                    generatedTokens: genTokens, runs: reps, cacheType: cacheType)
+            concurrent = ",\"sequences\":\(sequences),\"aggregate_decode_tokens_per_s\":\(m.aggregateTokensPerSecond),"
+                + "\"per_sequence_decode_tokens_per_s\":\(m.perSequenceTokensPerSecond),"
+                + "\"one_sequence_decode_tokens_per_s\":\(m.oneSequenceTokensPerSecond),\"aggregate_speedup\":\(m.speedup),"
+                + "\"mean_decode_batch\":\(m.meanBatch)"
         }
         print("{\"engine\":\"LocalLM\",\"threads\":\(threads),\"prompt_tokens\":\(promptTokens),"
               + "\"gen_tokens\":\(genTokens),\"batch_size\":\(batchSize ?? promptTokens),\"kv_type\":\"\(kvType)\","
@@ -79,72 +80,6 @@ struct BenchCommand: AsyncParsableCommand {
               + "\"load_seconds\":\(loadSeconds),\"weight_bytes\":\(loaded.weightBytes),"
               + "\"kv_cache_bytes\":\(sequence.cache.byteCount)\(limit)\(concurrent)}")
     }
-}
-
-extension BenchCommand {
-    /// `count` sequences, each prefilled with the prompt (shifted by its index) and then decoding
-    /// `genTokens` tokens on a thread of its own, all started together. Each run first decodes the
-    /// first sequence alone the same way, so the speed-up is a ratio of two measurements taken moments
-    /// apart (absolute speeds drift on a shared machine). Medians over `reps` runs after a warm-up: the
-    /// aggregate tokens per second, the slowest sequence's own speed, the ratio to one sequence alone,
-    /// and the mean number of sequences per decode pass.
-    private func decodeTogether(_ model: TransformerModel, count: Int, prompt: [Int], cacheType: KVCacheStorage,
-                                clock: ContinuousClock) throws
-        -> (aggregate: Double, perSequence: Double, alone: Double, speedup: Double, meanBatch: Double)
-    {
-        let vocab = model.configuration.vocabularySize
-        let members = try (0..<count).map { s in
-            let sequence = try model.makeSequence(contextSize: prompt.count + genTokens + 16, cacheType: cacheType,
-                                                  batchSize: batchSize ?? prompt.count)
-            try sequence.append(prompt.map { ($0 + s) % (vocab - 300) + 256 })
-            return UncheckedBox(sequence)
-        }
-        /// Seconds until the last of `members` has decoded `genTokens` tokens, each on its own thread.
-        func run(_ members: ArraySlice<UncheckedBox<ModelSequence>>) -> Double {
-            let elapsed = UncheckedBox(UnsafeMutableBufferPointer<Double>.allocate(capacity: members.count))
-            defer { elapsed.value.deallocate() }
-            let group = DispatchGroup()
-            let start = clock.now
-            for (s, member) in members.enumerated() {
-                group.enter()
-                Thread {
-                    defer { group.leave() }
-                    let sequence = member.value
-                    try? sequence.truncate(to: prompt.count)
-                    var token = (prompt[prompt.count - 1] + s) % (vocab - 300) + 256
-                    for _ in 0..<genTokens {
-                        try? sequence.append(token)
-                        token = (token * 31 + 7) % (vocab - 300) + 256
-                    }
-                    elapsed.value[s] = (clock.now - start).seconds
-                }.start()
-            }
-            group.wait()
-            return elapsed.value.max() ?? 1
-        }
-        var aggregate: [Double] = [], perSequence: [Double] = [], alone: [Double] = [], speedup: [Double] = []
-        var batches: [Double] = []
-        for _ in 0...reps {
-            let one = Double(genTokens) / run(members[0..<1])
-            let before = model.decodeStatistics
-            let wall = run(members[...])
-            let after = model.decodeStatistics
-            aggregate.append(Double(count * genTokens) / wall)
-            perSequence.append(Double(genTokens) / wall)
-            alone.append(one)
-            speedup.append(Double(count * genTokens) / wall / one)
-            batches.append(Double(after.steps - before.steps) / Double(max(1, after.passes - before.passes)))
-        }
-        let median = { (a: [Double]) in a.dropFirst().sorted()[(a.count - 1) / 2] }
-        return (median(aggregate), median(perSequence), median(alone), median(speedup), median(batches))
-    }
-}
-
-/// A value handed to one thread at a time (a sequence to its decoding thread), or whose parts each
-/// thread writes alone (its own timing).
-private final class UncheckedBox<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 extension Duration {
