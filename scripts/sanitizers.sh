@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/fetch-models.sh >/dev/null
 
-concurrency='KVCacheTests|TokenizerConcurrencyTests|ThreadPoolTests|ModelWorkExecutorTests|GenerationTests|LanguageModelSessionTests|ToolLoopTests|AgentCallGraphTests|AgentProgramTests|LazyToolCallTests|SessionObservabilityTests'
+concurrency='KVCacheTests|DecodeBatchTests|SessionBatchingTests|TokenizerConcurrencyTests|ThreadPoolTests|ModelWorkExecutorTests|GenerationTests|LanguageModelSessionTests|ToolLoopTests|AgentCallGraphTests|AgentProgramTests|LazyToolCallTests|SessionObservabilityTests'
 
 # SANITIZER_CONFIG=debug builds without optimization: far quicker to build (swift-syntax with
 # ThreadSanitizer in release did not finish in an hour on 2 cores), far slower to run real models.

@@ -11,9 +11,11 @@ enum MatrixProduct {
     /// for every row) instead of the dequantized sgemm, whose cost starts with dequantizing every
     /// weight. Measured with `locallm bench --prompt-tokens N` (one pass of N rows, 2 threads, 2-core
     /// EPYC), decode kernels vs sgemm, tok/s: Qwen2.5-0.5B 105 vs 69 at 32 rows, 101 vs 126 at 64;
-    /// SmolLM2 272 vs 226 at 32, 297 vs 258 at 64, 315 vs 365 at 128; Gemma 3 332 vs 269 at 32,
-    /// 329 vs 362 at 64. (It was 24 when each row was a matvec of its own.)
-    static let matvecBatchLimit = 48
+    /// SmolLM2 272 vs 226 at 32, 297 vs 258 at 64; Gemma 3 332 vs 269 at 32, 329 vs 362 at 64. A
+    /// limit of 48 would be faster for 24–47 rows, but it moves which prompts round which way: with it,
+    /// `HistoryEditCacheTests` (kept 2) saw a trimmed session's reused cache and a fresh prefill part
+    /// at a greedy near-tie. Kept at 24 until prefix reuse is exact whatever the paths (see the notes).
+    static let matvecBatchLimit = 24
 
     /// - Parameters:
     ///   - x: `[n × w.columns]`, left unchanged.
