@@ -19,11 +19,13 @@ extension Kernels {
     /// ``matvec(_:_:_:pool:scratch:)`` computes for that row of X (the same quantized activation, the
     /// same dot product per weight row), but the weights are read from memory once for all n rows.
     ///
-    /// Decode is bound by memory bandwidth: one row's dot products are a small part of the time its
-    /// weights take to arrive. Here each thread takes a tile of weight rows (about 32 KB, so it stays in
-    /// the core's cache), multiplies it with every activation, then moves on; the next tile is
-    /// prefetched meanwhile. n sequences decoding together (or a short prefill batch) then cost little
-    /// more than one.
+    /// For Q8_0, Q4_0, Q5_0, Q4_1, Q4_K and Q6_K a C kernel unpacks each weight block once and multiplies
+    /// it with every activation; for the other types each thread takes a tile of weight rows (about
+    /// 32 KB, so it stays in the core's cache) and multiplies it with every activation in turn, the next
+    /// tile prefetched meanwhile. What n rows save over n matvecs is the weight stream and (for the C
+    /// kernels) the unpacking; each row's integer dot products remain. Where one row is bound by memory,
+    /// extra rows come nearly free; where it is bound by arithmetic (these models on a 2-core AVX2 CPU),
+    /// 4 rows cost about 2 one-row products (`LocalLMBenchmarks kernels batch=N`; Docs/scale-out.md).
     public static func matvec(
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch

@@ -8,9 +8,10 @@ import LocalLMKernels
 /// Steps the sequences of one model that are decoding at the same time together: one forward pass
 /// computes the next logits of every waiting sequence (continuous batching).
 ///
-/// Decode is bound by memory bandwidth: a step streams every weight once for a few multiply-adds per
-/// weight. Stepped one by one, n sequences stream the weights n times; stepped together, once (the
-/// decode kernels take several activations per weight tile, ``Kernels/matvec(_:_:rowsOfX:_:pool:scratch:)``).
+/// A decode step streams every weight once for a few multiply-adds per weight. Stepped one by one, n
+/// sequences stream (and unpack) the weights n times; stepped together, once (the decode kernels take
+/// several activations per weight block, ``Kernels/matvec(_:_:rowsOfX:_:pool:scratch:)``). How much
+/// that saves depends on whether one row is bound by memory or by arithmetic (Docs/scale-out.md).
 /// Each row is computed exactly as the sequence's own one-token pass computes it, so a sequence's
 /// tokens never depend on what else is decoding.
 ///
