@@ -97,7 +97,7 @@ let package = Package(
         // Knows nothing of sessions.
         .target(
             name: "LocalLMEngine",
-            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime", "LocalLMJSON", "LocalLMSync"],
+            dependencies: ["LocalLMGGUF", "LocalLMTokenizers", "LocalLMJinja", "LocalLMGrammar", "LocalLMRuntime", "LocalLMKernels", "LocalLMJSON", "LocalLMSync"],
             swiftSettings: swiftSettings
         ),
         // @Generable and @Guide expand at compile time into Generable conformances, schemas and
@@ -160,7 +160,7 @@ let package = Package(
             name: "LocalLMCLI",
             dependencies: [
                 "LocalLM", "LocalLMEngine", "LocalLMGGUF", "LocalLMKernels", "LocalLMTokenizers", "LocalLMJinja",
-                "LocalLMGrammar", "LocalLMRuntime", "LocalLMServer", "LocalLMSync",
+                "LocalLMGrammar", "LocalLMRuntime", "LocalLMServer", "LocalLMSync", "LocalLMJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

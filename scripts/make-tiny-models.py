@@ -16,6 +16,15 @@ scripts/goldens/runtime_goldens.py (run it after this script).
 writes only Tests/Fixtures/runtime/tiny-qwen2-iq4.gguf: the qwen2 shape with every matrix in IQ4_NL or
 IQ4_XS (random blocks with small scales, as for the K-quants: gguf-py has no quantizer for them).
 
+  python3 scripts/make-tiny-models.py --archs
+
+writes only Tests/Fixtures/runtime/tiny-<arch>.gguf for the architectures beyond qwen2/qwen3 (gemma2,
+granite, olmo2, smollm3, phi3): each at width 256, 4 layers, with the keys and tensors that make the
+architecture what it is (soft-capping and sliding windows; granite's four multipliers; olmo2's
+output norms and projection-wide Q/K norms with a sliding window; smollm3's RoPE-less fourth layer;
+phi3's fused QKV and gate-up, partial rotary and LongRoPE factors), so that a mistake in any of them
+moves the logits away from llama.cpp's.
+
   python3 scripts/make-tiny-models.py --families
 
 writes only Tests/Fixtures/tools/tiny-<family>.gguf (about 100 KB each): the qwen2 architecture at
@@ -230,7 +239,120 @@ def iq4():
                  "up": T.IQ4_XS, "down": T.IQ4_NL, "output": T.IQ4_XS})
 
 
+def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=2, ff=512):
+    """One tiny model of `arch` (see --archs above); `extra(w)` adds the architecture's own keys."""
+    rng = np.random.default_rng(seed)
+    tokens, ttypes, merges = vocabulary()
+    n_vocab = len(tokens)
+    path = os.path.join(OUT, f"tiny-{arch}.gguf")
+    w = gguf.GGUFWriter(path, arch)
+    # llama.cpp gives special tokens of a model *named* phi3 extra attributes and then needs "</s>".
+    w.add_name("tiny-random-model" if arch == "phi3" else f"tiny-random-{arch}")
+    w.add_description("random weights, written by scripts/make-tiny-models.py --archs")
+    w.add_context_length(4096)
+    w.add_embedding_length(width)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ff)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2")
+    w.add_token_list(tokens)
+    w.add_token_types(ttypes)
+    w.add_token_merges(merges)
+    w.add_eos_token_id(tokens.index("<|im_end|>"))
+    w.add_bos_token_id(tokens.index("<|endoftext|>"))
+    w.add_add_bos_token(False)
+    extra(w)
+    hk = width // heads
+    qw, kw = heads * hk, kv_heads * hk
+    add_weight(w, rng, "token_embd.weight", n_vocab, width, types["embd"],
+               0.1 if arch == "gemma2" else 1.0)  # gemma2 scales its embeddings by 16 and soft-caps the logits
+    if arch == "phi3":
+        # LongRoPE: one divisor per rotated pair (24 of the 32 pairs of a 64-wide head).
+        w.add_tensor("rope_factors_short.weight", rng.uniform(1.0, 1.6, 24).astype(np.float32))
+        w.add_tensor("rope_factors_long.weight", rng.uniform(1.0, 40.0, 24).astype(np.float32))
+    for i in range(layers):
+        p = f"blk.{i}."
+        if arch != "olmo2":
+            add_vector(w, rng, p + "attn_norm.weight", width, 1.0, 0.1)
+        if arch == "phi3":
+            add_weight(w, rng, p + "attn_qkv.weight", qw + 2 * kw, width, types["q"], 0.08)
+        else:
+            add_weight(w, rng, p + "attn_q.weight", qw, width, types["q"], 0.08)
+            add_weight(w, rng, p + "attn_k.weight", kw, width, types["k"], 0.08)
+            add_weight(w, rng, p + "attn_v.weight", kw, width, types["v"], 0.08)
+        if arch == "olmo2":
+            add_vector(w, rng, p + "attn_q_norm.weight", qw, 1.0, 0.1)
+            add_vector(w, rng, p + "attn_k_norm.weight", kw, 1.0, 0.1)
+        add_weight(w, rng, p + "attn_output.weight", width, qw, types["o"], 0.08)
+        if arch in ("gemma2", "olmo2"):
+            add_vector(w, rng, p + "post_attention_norm.weight", width, 1.0, 0.1)
+        if arch != "olmo2":
+            add_vector(w, rng, p + "ffn_norm.weight", width, 1.0, 0.1)
+        if arch == "phi3":
+            add_weight(w, rng, p + "ffn_up.weight", 2 * ff, width, types["up"], 0.08)
+        else:
+            add_weight(w, rng, p + "ffn_gate.weight", ff, width, types["gate"], 0.08)
+            add_weight(w, rng, p + "ffn_up.weight", ff, width, types["up"], 0.08)
+        add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
+        if arch in ("gemma2", "olmo2"):
+            add_vector(w, rng, p + "post_ffw_norm.weight", width, 1.0, 0.1)
+    add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
+    if types.get("output") is not None:
+        add_weight(w, rng, "output.weight", n_vocab, width, types["output"], 0.3)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    print(path, os.path.getsize(path), "bytes", file=sys.stderr)
+
+
+def archs():
+    def gemma2(w):
+        w.add_sliding_window(8)                 # even layers slide over 8 positions
+        w.add_attn_logit_softcapping(5.0)       # small enough that the tiny model's scores feel it
+        w.add_final_logit_softcapping(60.0)
+    write_arch("gemma2", 50, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q5_0, "o": T.Q6_K, "gate": T.Q4_K,
+                              "up": T.Q4_K, "down": T.Q6_K, "output": None}, gemma2)
+
+    def granite(w):
+        w.add_embedding_scale(12.0)
+        w.add_residual_scale(0.22)
+        w.add_attention_scale(0.1)              # instead of 1/sqrt(64) = 0.125
+        w.add_logit_scale(8.0)
+    write_arch("granite", 51, {"embd": T.F16, "q": T.Q8_0, "k": T.Q4_0, "v": T.Q8_0, "o": T.Q5_1, "gate": T.Q4_K,
+                               "up": T.Q5_K, "down": T.Q6_K, "output": None}, granite)
+
+    def olmo2(w):
+        w.add_sliding_window(8)                 # OLMo 3 style: layers 0-2 slide, layer 3 is global
+        w.add_rope_freq_base_swa(5000.0)
+    write_arch("olmo2", 52, {"embd": T.Q8_0, "q": T.Q5_K, "k": T.Q8_0, "v": T.Q4_1, "o": T.Q8_0, "gate": T.Q3_K,
+                             "up": T.Q4_K, "down": T.Q6_K, "output": T.Q8_0}, olmo2)
+
+    def smollm3(w):
+        pass                                    # layer 3 has no RoPE by the architecture itself
+    # Its gate and up are not random K-quant blocks: their fixed scales gave FFN gains that made this
+    # 4-layer block without post norms chaotic (a 0.008 difference in one attention output grew to 92
+    # in the residual two layers later, so the float-activation prefill left llama.cpp by 19 on one logit).
+    write_arch("smollm3", 53, {"embd": T.Q8_0, "q": T.Q8_0, "k": T.Q8_0, "v": T.Q6_K, "o": T.Q4_K, "gate": T.Q5_0,
+                               "up": T.Q8_0, "down": T.Q4_K, "output": T.Q6_K}, smollm3)
+
+    def phi3(w):
+        w.add_rope_dimension_count(48)          # partial rotary: 48 of the 64 head dimensions
+        w.add_rope_scaling_type(gguf.RopeScalingType.LONGROPE)
+        w.add_rope_scaling_attn_factors(1.19)
+        w.add_rope_scaling_orig_ctx_len(4096)
+    write_arch("phi3", 54, {"embd": T.Q8_0, "q": T.Q5_K, "o": T.Q8_0, "up": T.Q4_K, "down": T.Q6_K,
+                            "output": T.Q6_K}, phi3)
+
+
 def main():
+    if "--archs" in sys.argv[1:]:
+        archs()
+        return
     if "--families" in sys.argv[1:]:
         families()
         return

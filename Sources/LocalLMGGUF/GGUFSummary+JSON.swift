@@ -3,7 +3,10 @@ import LocalLMJSON
 extension GGUFSummary {
     /// One JSON object with GGUF key names, in a fixed order; absent figures are `null`.
     /// `key_length` is the head size (the key if present, else embedding length / heads).
-    public var jsonText: String {
+    public var jsonText: String { jsonText(adding: []) }
+
+    /// ``jsonText`` with `extra` fields (name, JSON text) after the summary's own.
+    public func jsonText(adding extra: [(String, String)]) -> String {
         var fields: [(String, String)] = [
             ("architecture", Self.json(architecture)),
             ("name", Self.json(name)),
@@ -24,7 +27,7 @@ extension GGUFSummary {
             ("tensor_count", String(tensorCount)),
             ("file_size", String(fileSize)),
             ("parameter_count", String(parameterCount)),
-        ]
+        ] + extra
         return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import LocalLMGGUF
-import LocalLMRuntime
+@testable import LocalLMRuntime
 import LocalLMTestSupport
 import Testing
 
@@ -15,7 +15,7 @@ import Testing
 
     @Test func unknownArchitectureIsNamed() throws {
         let f = try Self.file([("general.architecture", .string("mamba"))])
-        #expect(throws: RuntimeError.unknownArchitecture("mamba", supported: ["llama", "gemma3", "qwen2", "qwen3"])) {
+        #expect(throws: RuntimeError.unknownArchitecture("mamba", supported: ["llama", "gemma3", "qwen2", "qwen3", "gemma2", "phi3", "granite", "olmo2", "smollm3"])) {
             try TransformerModel(file: f)
         }
     }
@@ -63,6 +63,64 @@ import Testing
         #expect(c.embeddingScale == Float(640).squareRoot())
         #expect(c.queryScale == 1 / Float(256).squareRoot() && c.attentionScale == 1)
         #expect(c.activation == .geluTanh && c.hasPostNorms && c.hasQKNorm)
+    }
+
+    /// Each further architecture reads its own keys from its tiny file (scripts/make-tiny-models.py
+    /// --archs); the goldens (FidelityTests, GenerationTests) check that the forward pass uses them.
+    @Test func gemma2ReadsSoftcapsAndAlternatingWindows() throws {
+        let c = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-gemma2.gguf")).configuration
+        #expect(c.attentionSoftcap == 5 && c.finalLogitSoftcap == 60 && c.slidingWindow == 8)
+        #expect((0..<c.layerCount).map(c.isSliding) == [true, false, true, false])
+        #expect(c.embeddingScale == 16 && c.queryScale == 1 / 8 && c.attentionScale == 1)
+        #expect(c.hasPostNorms && !c.hasQKNorm && c.activation == .geluTanh && c.ropeBaseSliding == c.ropeBase)
+    }
+
+    @Test func graniteReadsItsMultipliers() throws {
+        let c = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-granite.gguf")).configuration
+        #expect(c.embeddingScale == 12 && c.residualScale == 0.22 && c.attentionScale == 0.1 && c.logitScale == 8)
+        #expect(c.ropePairing == .adjacent && (0..<c.layerCount).allSatisfy(c.usesRoPE))
+    }
+
+    @Test func olmo2NormalizesOutputsAndWholeProjections() throws {
+        let model = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-olmo2.gguf"))
+        let c = model.configuration
+        #expect(!c.hasInputNorms && c.hasPostNorms && c.hasQKNorm && c.qkNormScope == .projection)
+        #expect(c.slidingWindow == 8 && (0..<c.layerCount).map(c.isSliding) == [true, true, true, false])
+        // The file says rope.freq_base_swa 5000; llama.cpp's olmo2 graph uses the global base anyway.
+        #expect(c.ropeBaseSliding == 10000 && c.ropeBase == 10000 && c.ropeFrequencyScaleSliding == 1)
+    }
+
+    @Test func smolLM3SkipsRoPEOnEveryFourthLayer() throws {
+        let c = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-smollm3.gguf")).configuration
+        #expect((0..<c.layerCount).map(c.usesRoPE) == [true, true, true, false])
+    }
+
+    @Test func phi3ReadsPartialRotaryAndLongRoPE() throws {
+        let model = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-phi3.gguf"))
+        let c = model.configuration
+        #expect(c.ropeDimensions == 48 && c.keyLength == 64 && c.ropeAttentionFactor == 1.19)
+        #expect(c.ropeOriginalContextLength == 4096 && c.ropePairing == .neox)
+        #expect(model.weights.fusedRows == 2 * 512)
+        #expect(model.weights.layers.allSatisfy {
+            if case .fused = $0.qkv, case .fused = $0.gateUp { true } else { false }
+        })
+        // Short factors up to the original context, long ones past it (as llama.cpp picks by n_ctx).
+        let short = model.weights.ropeFactors(contextSize: 4096, configuration: c)
+        let long = model.weights.ropeFactors(contextSize: 4097, configuration: c)
+        #expect(short?.count == 24 && long?.count == 24 && short != long)
+    }
+
+    /// A RoPE scaling this runtime does not implement is a typed error naming it, not a wrong answer.
+    @Test func unsupportedRoPEScalingIsNamed() throws {
+        let f = try Self.file([
+            ("general.architecture", .string("llama")), ("llama.embedding_length", .uint32(32)),
+            ("llama.block_count", .uint32(1)), ("llama.attention.head_count", .uint32(4)),
+            ("llama.feed_forward_length", .uint32(64)), ("llama.attention.layer_norm_rms_epsilon", .float32(1e-5)),
+            ("llama.rope.scaling.type", .string("yarn")),
+        ])
+        #expect(throws: RuntimeError.invalidValue(key: "llama.rope.scaling.type", reason: "RoPE scaling 'yarn' is not supported")) {
+            try TransformerModel(file: f)
+        }
     }
 
     @Test func smolLM2IsLlama() throws {

@@ -11,6 +11,8 @@ struct LogitAgreement: CustomStringConvertible {
     var largestReferenceGap: Double = 0
     /// Largest |ours − llama.cpp| over each position's top-16 logits.
     var maxAbsDifference: Double = 0
+    /// Where the largest difference is.
+    var maxAbsLabel = ""
     /// KL(llama.cpp ‖ ours) of the softmax restricted to llama.cpp's top 16 tokens (which hold almost
     /// all of the mass), summed per position; mean and max over positions.
     var klSum: Double = 0
@@ -34,7 +36,10 @@ struct LogitAgreement: CustomStringConvertible {
         for pair in golden.top {
             let id = Int(pair[0]), reference = pair[1]
             let ours = Double(row[id])
-            maxAbsDifference = max(maxAbsDifference, abs(ours - reference))
+            if abs(ours - reference) > maxAbsDifference {
+                maxAbsDifference = abs(ours - reference)
+                maxAbsLabel = "\(label) token \(id): \(ours) vs \(reference)"
+            }
             let logP = reference - golden.logsumexp, logQ = ours - lse
             kl += exp(logP) * (logP - logQ)
         }
@@ -44,7 +49,7 @@ struct LogitAgreement: CustomStringConvertible {
 
     var description: String {
         "\(positions) positions, \(argmaxMismatches.count) argmax mismatches (largest llama.cpp gap \(largestReferenceGap)), "
-            + "max |Δlogit| \(maxAbsDifference), "
+            + "max |Δlogit| \(maxAbsDifference) (\(maxAbsLabel)), "
             + "KL mean \(klSum / Double(max(positions, 1))) max \(klMax)"
     }
 }

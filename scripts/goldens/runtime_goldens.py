@@ -2,7 +2,7 @@
 """Goldens for the runtime's fidelity tests: llama.cpp's logits and greedy generations.
 
 For each model (SmolLM2, Gemma 3, Qwen2.5-Coder-0.5B-Instruct, and the tiny qwen2/qwen3 files from
-scripts/make-tiny-models.py)
+scripts/make-tiny-models.py, default and --archs)
 and each of its prompts, asks /work/shared/reference/ref.py (llama.cpp via llama-cpp-python) for
   * the prompt's token ids (llama.cpp's own tokenization, BOS by the model's rule),
   * at every position: the argmax, the top 16 logits and the log-sum-exp of the whole row
@@ -10,7 +10,7 @@ and each of its prompts, asks /work/shared/reference/ref.py (llama.cpp via llama
     dominant terms, without storing whole vocabulary rows),
   * the 64 greedy tokens generated after the prompt (stopping early at end-of-generation).
 
-  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3|qwen2-iq4 ...]
+  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3|qwen2-iq4|gemma2|granite|olmo2|smollm3|phi3 ...]
 
 Writes Tests/Fixtures/runtime/<model>_goldens.json. Needs ../shared/reference/setup.sh done first and
 the models from scripts/fetch-models.sh. The tests read only the JSON files.
@@ -99,6 +99,9 @@ def main():
         "qwen3": (os.path.join(OUT, "tiny-qwen3.gguf"), random_ids(30, 266, 20)),
         "qwen2-iq4": (os.path.join(OUT, "tiny-qwen2-iq4.gguf"), random_ids(40, 266, 20)),
     }
+    # the other architectures' tiny files (scripts/make-tiny-models.py --archs)
+    for seed, arch in enumerate(["gemma2", "granite", "olmo2", "smollm3", "phi3"]):
+        specs[arch] = (os.path.join(OUT, f"tiny-{arch}.gguf"), random_ids(50 + seed, 266, 20))
     for name in which:
         path, prompts = specs[name]
         print(name, file=sys.stderr)

@@ -17,6 +17,11 @@ enum ArchitectureRegistry {
         Gemma3Architecture.self,
         Qwen2Architecture.self,
         Qwen3Architecture.self,
+        Gemma2Architecture.self,
+        Phi3Architecture.self,
+        GraniteArchitecture.self,
+        OLMo2Architecture.self,
+        SmolLM3Architecture.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

@@ -22,6 +22,21 @@ struct ModelMetadata {
         do { return try metadata.float(key(suffix)).map(Float.init) } catch { throw RuntimeError(error) }
     }
 
+    func optionalBool(_ suffix: String) throws(RuntimeError) -> Bool? {
+        switch metadata[key(suffix)] {
+        case nil: return nil
+        case .bool(let value)?: return value
+        case let other?: throw .invalidValue(key: key(suffix), reason: "expected a boolean, found \(other.type)")
+        }
+    }
+
+    /// A finite float where 0 means "not set" (as llama.cpp reads granite's multipliers): nil for absent or 0.
+    func optionalNonZeroFloat(_ suffix: String) throws(RuntimeError) -> Float? {
+        guard let value = try optionalFloat(suffix), value != 0 else { return nil }
+        guard value.isFinite else { throw .invalidValue(key: key(suffix), reason: "\(value) is not finite") }
+        return value
+    }
+
     /// A required positive integer, at most `limit` so that nothing absurd is allocated from it.
     func positiveInt(_ suffix: String, limit: Int = 1 << 24) throws(RuntimeError) -> Int {
         guard let value = try optionalInt(suffix) else { throw .missingKey(key(suffix)) }
@@ -78,15 +93,79 @@ struct ModelMetadata {
         return (heads, kvHeads, keyLength, valueLength)
     }
 
-    /// `rope.scaling.type` linear with `rope.scaling.factor` → frequency scale; none → 1.
+    /// `rope.scaling.type` linear (or longrope, whose frequency factors are tensors) with
+    /// `rope.scaling.factor` → frequency scale; none → 1. Other scaling types (yarn, …) are an error
+    /// naming them, never a silently wrong rotation.
     func ropeFrequencyScale() throws(RuntimeError) -> Float {
         let type: String?
         do { type = try metadata.string(key("rope.scaling.type")) } catch { throw RuntimeError(error) }
         guard let type, type != "none" else { return 1 }
-        guard type == "linear" else {
+        guard type == "linear" || type == "longrope" else {
             throw .invalidValue(key: key("rope.scaling.type"), reason: "RoPE scaling '\(type)' is not supported")
         }
         let factor = try optionalPositiveFloat("rope.scaling.factor") ?? 1
         return 1 / factor
+    }
+
+    /// The description of a llama-style decoder from the keys every such architecture has: RMSNorm
+    /// before attention and FFN, SwiGLU, grouped-query attention, RoPE with `pairing`, no biases. Each
+    /// architecture file starts from this and changes what its family changes.
+    func standardConfiguration(vocabularySize: Int, ropePairing: TransformerConfiguration.RoPEPairing,
+                               defaultContextLength: Int) throws(RuntimeError) -> TransformerConfiguration {
+        let width = try positiveInt("embedding_length")
+        let layers = try positiveInt("block_count", limit: 4096)
+        let attention = try attentionShape(width: width)
+        let ropeBase = try optionalPositiveFloat("rope.freq_base") ?? 10000
+        let ropeDimensions = try optionalPositiveInt("rope.dimension_count", limit: 4096) ?? attention.keyLength
+        guard ropeDimensions <= attention.keyLength, ropeDimensions % 2 == 0 else {
+            throw .invalidValue(key: key("rope.dimension_count"),
+                                reason: "\(ropeDimensions) must be even and at most the head size \(attention.keyLength)")
+        }
+        let context = try optionalPositiveInt("context_length", limit: 1 << 30) ?? defaultContextLength
+        var c = TransformerConfiguration(
+            architecture: architecture,
+            width: width,
+            layerCount: layers,
+            headCount: attention.heads,
+            kvHeadCount: attention.kvHeads,
+            keyLength: attention.keyLength,
+            valueLength: attention.valueLength,
+            feedForwardLength: try positiveInt("feed_forward_length"),
+            vocabularySize: vocabularySize,
+            trainedContextLength: context,
+            rmsEpsilon: try positiveFloat("attention.layer_norm_rms_epsilon"),
+            ropePairing: ropePairing,
+            ropeDimensions: ropeDimensions,
+            ropeBase: ropeBase,
+            ropeBaseSliding: ropeBase,
+            ropeFrequencyScale: try ropeFrequencyScale(),
+            slidingWindow: nil,
+            slidingLayers: Array(repeating: false, count: layers),
+            embeddingScale: nil,
+            queryScale: nil,
+            hasQKVBias: false,
+            hasQKNorm: false,
+            hasPostNorms: false,
+            activation: .silu
+        )
+        c.ropeAttentionFactor = try optionalPositiveFloat("rope.scaling.attn_factor") ?? 1
+        c.ropeOriginalContextLength = try optionalPositiveInt("rope.scaling.original_context_length", limit: 1 << 30)
+            ?? context
+        return c
+    }
+
+    /// Per layer, whether it is a sliding-window layer: `attention.sliding_window_pattern` as an array
+    /// of booleans, or as a period p (layer l slides when l mod p < p − 1, llama.cpp's
+    /// `set_swa_pattern`), else `defaultPeriod`.
+    func slidingPattern(layers: Int, defaultPeriod: Int) throws(RuntimeError) -> [Bool] {
+        let name = key("attention.sliding_window_pattern")
+        if case .array(let array)? = metadata[name] {
+            guard array.count == layers, array.elementType == .bool, let values = try? array.values() else {
+                throw .invalidValue(key: name, reason: "expected an array of \(layers) booleans")
+            }
+            return values.map { if case .bool(let b) = $0 { b } else { false } }
+        }
+        let period = try optionalPositiveInt("attention.sliding_window_pattern", limit: 4096) ?? defaultPeriod
+        return (0..<layers).map { $0 % period < period - 1 }
     }
 }

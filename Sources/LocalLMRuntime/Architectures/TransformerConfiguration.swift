@@ -19,6 +19,14 @@ public struct TransformerConfiguration: Sendable, Equatable {
         case geluTanh
     }
 
+    /// What the per-head Q/K RMSNorm normalizes over.
+    public enum QKNormScope: Sendable, Equatable {
+        /// Each head separately, with one `[keyLength]` weight (gemma3, qwen3).
+        case head
+        /// The whole projection at once, with a `[heads·keyLength]` weight (olmo2).
+        case projection
+    }
+
     public var architecture: String
     /// Residual stream width (`embedding_length`).
     public var width: Int
@@ -56,15 +64,48 @@ public struct TransformerConfiguration: Sendable, Equatable {
     /// When nil the softmax scale is 1/sqrt(keyLength), as in llama.
     public var queryScale: Float?
     public var hasQKVBias: Bool
-    /// Per-head RMSNorm of queries and keys before RoPE (gemma3, qwen3).
+    /// Per-head RMSNorm of queries and keys before RoPE (gemma3, qwen3, olmo2).
     public var hasQKNorm: Bool
-    /// RMSNorm of the attention and FFN outputs before they join the residual (gemma3).
+    /// RMSNorm of the attention and FFN outputs before they join the residual (gemma2, gemma3, olmo2).
     public var hasPostNorms: Bool
     public var activation: Activation
 
+    /// RMSNorm of the residual before attention and before the FFN (every architecture but olmo2,
+    /// which normalizes only the blocks' outputs).
+    public var hasInputNorms: Bool = true
+    /// What ``hasQKNorm`` normalizes over.
+    public var qkNormScope: QKNormScope = .head
+    /// Per layer: whether its queries and keys are rotated (smollm3 skips every fourth layer; granite
+    /// can turn RoPE off). Empty means every layer.
+    public var ropeLayers: [Bool] = []
+    /// Linear RoPE scaling of sliding-window layers (gemma2 scales them as the global ones; gemma3 and
+    /// olmo2 do not).
+    public var ropeFrequencyScaleSliding: Float = 1
+    /// Multiplies RoPE's cos and sin (`rope.scaling.attn_factor`, LongRoPE models).
+    public var ropeAttentionFactor: Float = 1
+    /// The context length RoPE frequency factors were made for (`rope.scaling.original_context_length`):
+    /// a sequence longer than this uses the long factors (`rope_factors_long`), else the short ones.
+    public var ropeOriginalContextLength: Int = 0
+    /// The softmax scale applied to K·Q when it is not 1/sqrt(keyLength) (granite `attention.scale`).
+    public var attentionScaleOverride: Float?
+    /// Attention scores become cap·tanh(score / cap) before the softmax (gemma2).
+    public var attentionSoftcap: Float?
+    /// Logits become cap·tanh(logit / cap) (gemma2 `final_logit_softcapping`).
+    public var finalLogitSoftcap: Float?
+    /// Multiplies each block's output before it joins the residual (granite `residual_scale`).
+    public var residualScale: Float?
+    /// Logits are divided by this (granite `logit_scale`).
+    public var logitScale: Float?
+
     /// The softmax scale applied to K·Q.
     public var attentionScale: Float {
-        queryScale == nil ? 1 / Float(keyLength).squareRoot() : 1
+        if let attentionScaleOverride { return attentionScaleOverride }
+        return queryScale == nil ? 1 / Float(keyLength).squareRoot() : 1
+    }
+
+    /// Whether layer `layer` rotates its queries and keys.
+    public func usesRoPE(_ layer: Int) -> Bool {
+        ropeLayers.isEmpty || (layer < ropeLayers.count && ropeLayers[layer])
     }
 
     /// Whether layer `layer` uses the sliding window.

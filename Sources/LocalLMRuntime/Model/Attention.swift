@@ -57,7 +57,7 @@ enum Attention {
     static func block(
         queries: UnsafePointer<Float>, queryStride: Int, rows: Int, rowsPerPosition: Int = 1, start: Int,
         cache: LayerCache, kvHead: Int,
-        keyLength: Int, valueLength: Int, window: Int, scale: Float, workspace w: Workspace,
+        keyLength: Int, valueLength: Int, window: Int, scale: Float, softcap: Float? = nil, workspace w: Workspace,
         out: UnsafeMutablePointer<Float>, outStride: Int, exact: Bool = false
     ) {
         guard rows > 0 else { return }
@@ -94,7 +94,7 @@ enum Attention {
         for r in 0..<rows {
             let position = start + r / rowsPerPosition
             softmax(w.scores + r * span, span: span, from: lower(position) - first, to: position - first,
-                    firstCell: first, scale: scale, roundToHalf: f16)
+                    firstCell: first, scale: scale, softcap: softcap, roundToHalf: f16)
         }
 
         if exact {
@@ -159,7 +159,7 @@ enum Attention {
                 cache.values.assumingMemoryBound(to: Float.self) + first * cache.valueStride + kvHead * valueLength, cache.valueStride)
     }
 
-    /// Scales a row of scores and turns its visible columns `from...to` into softmax weights, zeroing
+    /// Soft-caps (cap·tanh(score/cap), when `softcap` is set), scales a row of scores and turns its visible columns `from...to` into softmax weights, zeroing
     /// the others; the weights are rounded to F16 against an F16 cache.
     ///
     /// As ggml_compute_forward_soft_max_f32: the exponentials are ggml_v_expf's (``GGMLOrder/exp(_:)``),
@@ -167,8 +167,12 @@ enum Attention {
     /// with ``GGMLOrder/sum8(_:)``, the groups in Double; the weights are e · Float(1 / sum).
     @inline(__always)
     static func softmax(_ row: UnsafeMutablePointer<Float>, span: Int, from: Int, to: Int, firstCell: Int = 0,
-                        scale: Float, roundToHalf: Bool) {
+                        scale: Float, softcap: Float? = nil, roundToHalf: Bool) {
         var maxScore = -Float.infinity
+        if let softcap {
+            let inverse = 1 / softcap
+            for j in from...to { row[j] = tanhf(row[j] * inverse) * softcap }
+        }
         for j in from...to {
             let s = row[j] * scale
             row[j] = s
@@ -269,7 +273,8 @@ enum Attention {
     ///     ``workspace(_:contextSize:keyLength:panelRows:)``).
     static func decodeSplit(
         queries: UnsafePointer<Float>, heads: Int, kvHeads: Int, position: Int, cache: LayerCache,
-        keyLength: Int, valueLength: Int, window: Int, scale: Float, contextSize: Int, workspace w: Workspace,
+        keyLength: Int, valueLength: Int, window: Int, scale: Float, softcap: Float? = nil, contextSize: Int,
+        workspace w: Workspace,
         out: UnsafeMutablePointer<Float>, pool: ThreadPool
     ) {
         guard heads > 0, kvHeads > 0, heads % kvHeads == 0, heads <= rowBlock else { return }
@@ -298,7 +303,8 @@ enum Attention {
         pool.run(parts: min(threads, heads)) { part, parts in
             let (h0, h1) = Kernels.evenSplit(heads, parts: parts, part: part)
             for h in h0..<h1 {
-                softmax(w.scores + h * span, span: span, from: 0, to: span - 1, firstCell: first, scale: scale, roundToHalf: f16)
+                softmax(w.scores + h * span, span: span, from: 0, to: span - 1, firstCell: first, scale: scale,
+                        softcap: softcap, roundToHalf: f16)
             }
         }
         let chunks = max(1, min(threads, valueLength / 16))

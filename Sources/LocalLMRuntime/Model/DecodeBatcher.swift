@@ -163,7 +163,7 @@ final class DecodeBatcher: @unchecked Sendable {
         } else {
             let c = model.configuration
             s = ForwardScratch(configuration: c, batchSize: Self.maximumBatch, contextSize: 1, layersHaveBlockMins: false,
-                               outputHasBlockMins: false, threads: model.threadCount)
+                               outputHasBlockMins: false, fusedRows: model.weights.fusedRows, threads: model.threadCount)
             scratch = s
             logits = .allocate(capacity: Self.maximumBatch * vocab)
         }

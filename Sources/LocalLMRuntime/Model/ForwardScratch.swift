@@ -19,6 +19,8 @@ final class ForwardScratch {
     /// FFN gate and up `[batch × ff]`.
     let gate: UnsafeMutablePointer<Float>
     let up: UnsafeMutablePointer<Float>
+    /// The output of a fused projection (QKV, or gate and up) before it is split `[batch × fusedRows]`.
+    let fused: UnsafeMutablePointer<Float>
     /// The rounded copy of a matrix product's input `[batch × max columns]`.
     let rounded: UnsafeMutablePointer<Float>
     /// Q4_1/Q5_1 block-sum corrections `[batch × (max columns/32 + max rows)]` (one float when no
@@ -40,8 +42,9 @@ final class ForwardScratch {
     let keyLength: Int
     private var all: [UnsafeMutablePointer<Float>] = []
 
+    /// `fusedRows`: the most rows of any fused projection of the model (0 when it has none).
     init(configuration c: TransformerConfiguration, batchSize: Int, contextSize: Int, layersHaveBlockMins: Bool,
-         outputHasBlockMins: Bool, threads: Int) {
+         outputHasBlockMins: Bool, fusedRows: Int = 0, threads: Int) {
         self.batchSize = batchSize
         self.threads = threads
         self.contextSize = contextSize
@@ -64,13 +67,14 @@ final class ForwardScratch {
         projected = make(batchSize * c.width)
         gate = make(batchSize * c.feedForwardLength)
         up = make(batchSize * c.feedForwardLength)
+        fused = make(batchSize * fusedRows)
         rounded = make(batchSize * maxColumns)
         attentionFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
                                                     valueLength: c.valueLength)
         attentionWorkspaces = make(threads * attentionFloats)
         decodeWorkspace = make(Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
                                                          valueLength: c.valueLength, panelRows: c.kvHeadCount * contextSize))
-        let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength)
+        let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength, fusedRows)
         // The output product needs room for its block-min correction only when it has block mins
         // (a vocabulary-sized row per logit row: 8 MB for Gemma 3, whose head is Q8_0).
         // Only products with block mins (Q4_1/Q5_1) use it; Gemma 3's layers and head have none.

@@ -1,3 +1,4 @@
+import Foundation
 import LocalLMKernels
 
 /// The rows of one forward pass and where each belongs.
@@ -88,34 +89,43 @@ extension ModelSequence {
         for (l, layer) in w.layers.enumerated() {
             let sliding = c.isSliding(l)
             // Attention block.
-            layer.attentionNorm.withUnsafeBufferPointer { g in
-                for t in 0..<n {
-                    TransformerMath.rmsNorm(s.x + t * width, weight: g.baseAddress!, count: width,
-                                            epsilon: c.rmsEpsilon, into: s.normed + t * width)
-                }
-            }
+            normRows(layer.attentionNorm, s.x, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.normed)
             trace("attn_norm-\(l)", s.normed, rows: n, width: width)
-            if n == 1 {
-                // Decode: the three projections of one row in one pool call.
-                Kernels.matvec(layer.query.matrix, s.q, layer.key.matrix, s.k, layer.value.matrix, s.v,
-                               x: s.normed, pool: model.pool, scratch: s.kernel)
-            } else {
-                multiply(layer.query, s.normed, rows: n, s.q)
-                multiply(layer.key, s.normed, rows: n, s.k)
-                multiply(layer.value, s.normed, rows: n, s.v)
+            switch layer.qkv {
+            case .separate(let query, let key, let value):
+                if n == 1 {
+                    // Decode: the three projections of one row in one pool call.
+                    Kernels.matvec(query.matrix, s.q, key.matrix, s.k, value.matrix, s.v,
+                                   x: s.normed, pool: model.pool, scratch: s.kernel)
+                } else {
+                    multiply(query, s.normed, rows: n, s.q)
+                    multiply(key, s.normed, rows: n, s.k)
+                    multiply(value, s.normed, rows: n, s.v)
+                }
+            case .fused(let qkv):
+                multiply(qkv, s.normed, rows: n, s.fused)
+                split(s.fused, rows: n, into: [(s.q, qWidth), (s.k, kWidth), (s.v, vWidth)])
             }
             if let b = layer.queryBias { addBias(b, s.q, rows: n) }
             if let b = layer.keyBias { addBias(b, s.k, rows: n) }
             if let b = layer.valueBias { addBias(b, s.v, rows: n) }
             if let qn = layer.queryNorm, let kn = layer.keyNorm {
-                headNorm(qn, s.q, heads: n * c.headCount, length: c.keyLength, epsilon: c.rmsEpsilon)
-                headNorm(kn, s.k, heads: n * c.kvHeadCount, length: c.keyLength, epsilon: c.rmsEpsilon)
+                switch c.qkNormScope {
+                case .head:
+                    headNorm(qn, s.q, heads: n * c.headCount, length: c.keyLength, epsilon: c.rmsEpsilon)
+                    headNorm(kn, s.k, heads: n * c.kvHeadCount, length: c.keyLength, epsilon: c.rmsEpsilon)
+                case .projection:
+                    headNorm(qn, s.q, heads: n, length: qWidth, epsilon: c.rmsEpsilon)
+                    headNorm(kn, s.k, heads: n, length: kWidth, epsilon: c.rmsEpsilon)
+                }
             }
             let base = sliding ? c.ropeBaseSliding : c.ropeBase
-            let frequencyScale = sliding ? 1 : c.ropeFrequencyScale
-            for t in 0..<n {
+            let frequencyScale = sliding ? c.ropeFrequencyScaleSliding : c.ropeFrequencyScale
+            for t in 0..<n where c.usesRoPE(l) {
+                let factors = w.ropeFactors(contextSize: sequence(t).contextSize, configuration: c)
                 TransformerMath.ropeTable(position: position(t), dimensions: c.ropeDimensions, base: base,
-                                          frequencyScale: frequencyScale, into: s.ropeGlobal)
+                                          frequencyScale: frequencyScale, factors: factors,
+                                          attentionFactor: c.ropeAttentionFactor, into: s.ropeGlobal)
                 for h in 0..<c.headCount {
                     TransformerMath.rope(s.q + t * qWidth + h * c.keyLength, cosSin: s.ropeGlobal,
                                          dimensions: c.ropeDimensions, pairing: c.ropePairing)
@@ -144,30 +154,35 @@ extension ModelSequence {
             }
             trace("kqv_out-\(l)", s.attention, rows: n, width: c.headCount * c.valueLength)
             multiply(layer.attentionOutput, s.attention, rows: n, s.projected)
+            if let b = layer.attentionOutputBias { addBias(b, s.projected, rows: n) }
             trace("attn_out-\(l)", s.projected, rows: n, width: width)
             if let g = layer.attentionPostNorm {
-                normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon)
+                normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.projected)
                 trace("attn_post_norm-\(l)", s.projected, rows: n, width: width)
             }
+            if let r = c.residualScale { for i in 0..<(n * width) { s.projected[i] *= r } }
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
             trace("ffn_inp-\(l)", s.x, rows: n, width: width)
             trace("sa_out-\(l)", s.x, rows: n, width: width)
 
             // Feed-forward block.
             if l == w.layers.count - 1 { ggmlRows = logitRows.count }
-            layer.ffnNorm.withUnsafeBufferPointer { g in
-                for t in 0..<n {
-                    TransformerMath.rmsNorm(s.x + t * width, weight: g.baseAddress!, count: width,
-                                            epsilon: c.rmsEpsilon, into: s.normed + t * width)
-                }
-            }
+            normRows(layer.ffnNorm, s.x, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.normed)
             trace("ffn_norm-\(l)", s.normed, rows: n, width: width)
-            if n == 1 {
-                Kernels.matvec(layer.gate.matrix, s.gate, layer.up.matrix, s.up, x: s.normed, pool: model.pool, scratch: s.kernel)
-            } else {
-                multiply(layer.gate, s.normed, rows: n, s.gate)
-                multiply(layer.up, s.normed, rows: n, s.up)
+            switch layer.gateUp {
+            case .separate(let gate, let up):
+                if n == 1 {
+                    Kernels.matvec(gate.matrix, s.gate, up.matrix, s.up, x: s.normed, pool: model.pool, scratch: s.kernel)
+                } else {
+                    multiply(gate, s.normed, rows: n, s.gate)
+                    multiply(up, s.normed, rows: n, s.up)
+                }
+            case .fused(let gateUp):
+                multiply(gateUp, s.normed, rows: n, s.fused)
+                split(s.fused, rows: n, into: [(s.gate, ff), (s.up, ff)])
             }
+            if let b = layer.gateBias { addBias(b, s.gate, rows: n) }
+            if let b = layer.upBias { addBias(b, s.up, rows: n) }
             trace("ffn_gate-\(l)", s.gate, rows: n, width: ff)
             trace("ffn_up-\(l)", s.up, rows: n, width: ff)
             switch c.activation {
@@ -179,12 +194,14 @@ extension ModelSequence {
                 }
             }
             multiply(layer.down, s.gate, rows: n, s.projected)
+            if let b = layer.downBias { addBias(b, s.projected, rows: n) }
             trace(c.activation == .silu ? "ffn_swiglu-\(l)" : "ffn_geglu-\(l)", s.gate, rows: n, width: ff)
             trace("ffn_out-\(l)", s.projected, rows: n, width: width)
             if let g = layer.ffnPostNorm {
-                normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon)
+                normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.projected)
                 trace("ffn_post_norm-\(l)", s.projected, rows: n, width: width)
             }
+            if let r = c.residualScale { for i in 0..<(n * width) { s.projected[i] *= r } }
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
             trace("l_out-\(l)", s.x, rows: n, width: width)
         }
@@ -207,6 +224,29 @@ extension ModelSequence {
             multiply(w.output, s.normed + done * width, rows: rows, logits + done * c.vocabularySize)
             done += rows
         }
+        let count = logitRows.count * c.vocabularySize
+        if let scale = c.logitScale {
+            // As ggml_scale(logits, 1 / logit_scale).
+            let inverse = 1 / scale
+            for i in 0..<count { logits[i] *= inverse }
+        }
+        if let cap = c.finalLogitSoftcap {
+            let inverse = 1 / cap
+            for i in 0..<count { logits[i] = tanhf(logits[i] * inverse) * cap }
+        }
+    }
+
+    /// Copies each row of a fused projection's output (`[rows × Σ widths]`) into its parts.
+    private static func split(_ fused: UnsafePointer<Float>, rows: Int,
+                              into parts: [(destination: UnsafeMutablePointer<Float>, width: Int)]) {
+        let total = parts.reduce(0) { $0 + $1.width }
+        for t in 0..<rows {
+            var offset = t * total
+            for part in parts {
+                (part.destination + t * part.width).update(from: fused + offset, count: part.width)
+                offset += part.width
+            }
+        }
     }
 
     private static func addBias(_ bias: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int) {
@@ -226,10 +266,17 @@ extension ModelSequence {
         }
     }
 
-    private static func normRows(_ weight: [Float], _ y: UnsafeMutablePointer<Float>, rows: Int, width: Int, epsilon: Float) {
+    /// RMSNorm of each row of `x` with `weight` into `y` (which may be `x`); a copy when there is no
+    /// weight (an architecture without that norm).
+    private static func normRows(_ weight: [Float]?, _ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, epsilon: Float,
+                                 into y: UnsafeMutablePointer<Float>) {
+        guard let weight else {
+            if x != y { y.update(from: x, count: rows * width) }
+            return
+        }
         weight.withUnsafeBufferPointer { g in
             for t in 0..<rows {
-                TransformerMath.rmsNorm(y + t * width, weight: g.baseAddress!, count: width, epsilon: epsilon, into: y + t * width)
+                TransformerMath.rmsNorm(x + t * width, weight: g.baseAddress!, count: width, epsilon: epsilon, into: y + t * width)
             }
         }
     }
@@ -252,7 +299,7 @@ extension ModelSequence {
             Attention.decodeSplit(
                 queries: s.q, heads: c.headCount, kvHeads: c.kvHeadCount, position: start, cache: layerCache,
                 keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
-                contextSize: s.contextSize, workspace: workspace, out: s.attention, pool: model.pool)
+                softcap: c.attentionSoftcap, contextSize: s.contextSize, workspace: workspace, out: s.attention, pool: model.pool)
             return
         }
         let blocks = (n + Attention.rowBlock - 1) / Attention.rowBlock
@@ -267,7 +314,8 @@ extension ModelSequence {
                 Attention.block(
                     queries: s.q + first * qWidth + h * c.keyLength, queryStride: qWidth, rows: rows,
                     start: start + first, cache: layerCache, kvHead: h / group, keyLength: c.keyLength,
-                    valueLength: c.valueLength, window: window, scale: c.attentionScale, workspace: workspace,
+                    valueLength: c.valueLength, window: window, scale: c.attentionScale, softcap: c.attentionSoftcap,
+                    workspace: workspace,
                     out: s.attention + first * aWidth + h * c.valueLength, outStride: aWidth,
                     exact: batchArithmetic == .llamaCpp)
                 job += parts

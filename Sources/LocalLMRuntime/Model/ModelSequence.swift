@@ -51,7 +51,7 @@ public final class ModelSequence {
         scratch = ForwardScratch(configuration: c, batchSize: self.batchSize, contextSize: contextSize,
                                  layersHaveBlockMins: model.weights.layers.contains { $0.hasBlockMins },
                                  outputHasBlockMins: model.weights.output.hasBlockMins,
-                                 threads: model.threadCount)
+                                 fusedRows: model.weights.fusedRows, threads: model.threadCount)
     }
 
     /// Positions filled so far.

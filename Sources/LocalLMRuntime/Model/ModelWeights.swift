@@ -1,29 +1,61 @@
 import LocalLMGGUF
 import LocalLMKernels
 
+/// How a layer projects its input to queries, keys and values.
+enum QKVProjection: Sendable {
+    /// Three matrices (`attn_q`, `attn_k`, `attn_v`).
+    case separate(query: Linear, key: Linear, value: Linear)
+    /// One matrix whose rows are the queries, then the keys, then the values (`attn_qkv`: phi3, and
+    /// any architecture whose converter fused them).
+    case fused(Linear)
+
+    var matrices: [Linear] {
+        switch self {
+        case .separate(let q, let k, let v): [q, k, v]
+        case .fused(let qkv): [qkv]
+        }
+    }
+}
+
+/// How a layer computes its FFN's gate and up projections.
+enum GateUpProjection: Sendable {
+    /// Two matrices (`ffn_gate`, `ffn_up`).
+    case separate(gate: Linear, up: Linear)
+    /// One `ffn_up` of 2·ff rows: the gate's rows, then the up rows (phi3).
+    case fused(Linear)
+
+    var matrices: [Linear] {
+        switch self {
+        case .separate(let g, let u): [g, u]
+        case .fused(let gateUp): [gateUp]
+        }
+    }
+}
+
 /// One decoder layer's tensors. Matrices are views into the mmapped file; small vectors (norms,
 /// biases) are copied out as Float.
 struct LayerWeights: Sendable {
-    var attentionNorm: [Float]          // [width]
-    var query: Linear             // [heads·keyLength × width]
-    var key: Linear               // [kvHeads·keyLength × width]
-    var value: Linear             // [kvHeads·valueLength × width]
+    var attentionNorm: [Float]?         // [width]; nil when the architecture has no input norms (olmo2)
+    var qkv: QKVProjection
     var queryBias: [Float]?             // [heads·keyLength]
     var keyBias: [Float]?               // [kvHeads·keyLength]
     var valueBias: [Float]?             // [kvHeads·valueLength]
-    var queryNorm: [Float]?             // [keyLength]
-    var keyNorm: [Float]?               // [keyLength]
+    var queryNorm: [Float]?             // [keyLength], or [heads·keyLength] for a projection-wide norm
+    var keyNorm: [Float]?               // [keyLength], or [kvHeads·keyLength]
     var attentionOutput: Linear   // [width × heads·valueLength]
+    var attentionOutputBias: [Float]?   // [width]
     var attentionPostNorm: [Float]?     // [width]
-    var ffnNorm: [Float]                // [width]
-    var gate: Linear              // [ff × width]
-    var up: Linear                // [ff × width]
+    var ffnNorm: [Float]?               // [width]
+    var gateUp: GateUpProjection        // [ff × width] each, or [2·ff × width]
+    var gateBias: [Float]?              // [ff]
+    var upBias: [Float]?                // [ff]
     var down: Linear              // [width × ff]
+    var downBias: [Float]?              // [width]
     var ffnPostNorm: [Float]?           // [width]
 
     /// Whether any of the layer's matrices needs the Q4_1/Q5_1 block-min correction in batches.
     var hasBlockMins: Bool {
-        [query, key, value, attentionOutput, gate, up, down].contains { $0.hasBlockMins }
+        (qkv.matrices + gateUp.matrices + [attentionOutput, down]).contains { $0.hasBlockMins }
     }
 }
 
@@ -34,6 +66,10 @@ struct ModelWeights: Sendable {
     /// The LM head; the token embedding itself when the file has no `output.weight` (tied).
     var output: Linear                  // [vocab × width]
     var layers: [LayerWeights]
+    /// RoPE frequency divisors per rotated pair (`rope_factors_short` / `rope_factors_long`, or
+    /// `rope_freqs` for both): LongRoPE (phi3) and Llama 3.1-style scaling. Nil when absent.
+    var ropeFactorsShort: [Float]?
+    var ropeFactorsLong: [Float]?
 
     init(file: GGUFFile, configuration c: TransformerConfiguration) throws(RuntimeError) {
         let loader = TensorLoader(file: file)
@@ -44,33 +80,90 @@ struct ModelWeights: Sendable {
         } else {
             output = Linear(tokenEmbedding)
         }
+        let pairs = c.ropeDimensions / 2
+        if file.tensor(named: "rope_freqs.weight") != nil {
+            ropeFactorsShort = try loader.vector("rope_freqs.weight", count: pairs)
+            ropeFactorsLong = ropeFactorsShort
+        } else {
+            ropeFactorsShort = try loader.optionalVector("rope_factors_short.weight", count: pairs)
+            ropeFactorsLong = try loader.optionalVector("rope_factors_long.weight", count: pairs)
+        }
+        for factors in [ropeFactorsShort, ropeFactorsLong] {
+            if let factors, factors.contains(where: { !($0.isFinite && $0 > 0) }) {
+                throw .invalidValue(key: "rope_factors", reason: "RoPE frequency factors must be positive and finite")
+            }
+        }
         let qWidth = c.headCount * c.keyLength
         let kWidth = c.kvHeadCount * c.keyLength
         let vWidth = c.kvHeadCount * c.valueLength
         var layers: [LayerWeights] = []
         for i in 0..<c.layerCount {
             let p = "blk.\(i)."
+            let qkv: QKVProjection
+            var biases: (q: [Float]?, k: [Float]?, v: [Float]?) = (nil, nil, nil)
+            if file.tensor(named: p + "attn_qkv.weight") != nil {
+                qkv = .fused(try loader.linear(p + "attn_qkv.weight", rows: qWidth + kWidth + vWidth, columns: c.width))
+                if let b = try loader.optionalVector(p + "attn_qkv.bias", count: qWidth + kWidth + vWidth) {
+                    biases = (Array(b[0..<qWidth]), Array(b[qWidth..<(qWidth + kWidth)]), Array(b[(qWidth + kWidth)...]))
+                }
+            } else {
+                qkv = .separate(query: try loader.linear(p + "attn_q.weight", rows: qWidth, columns: c.width),
+                                key: try loader.linear(p + "attn_k.weight", rows: kWidth, columns: c.width),
+                                value: try loader.linear(p + "attn_v.weight", rows: vWidth, columns: c.width))
+            }
+            // Biases are used when present (llama.cpp treats them all as optional); qwen2 requires them.
+            if biases.q == nil {
+                biases = (try loader.vector(p + "attn_q.bias", count: qWidth, required: c.hasQKVBias),
+                          try loader.vector(p + "attn_k.bias", count: kWidth, required: c.hasQKVBias),
+                          try loader.vector(p + "attn_v.bias", count: vWidth, required: c.hasQKVBias))
+            }
+            let wholeNorm = c.qkNormScope == .projection
+            let gateUp: GateUpProjection
+            if file.tensor(named: p + "ffn_gate.weight") == nil,
+               let up = file.tensor(named: p + "ffn_up.weight"), up.dimensions == [c.width, 2 * c.feedForwardLength] {
+                gateUp = .fused(try loader.linear(p + "ffn_up.weight", rows: 2 * c.feedForwardLength, columns: c.width))
+            } else {
+                gateUp = .separate(gate: try loader.linear(p + "ffn_gate.weight", rows: c.feedForwardLength, columns: c.width),
+                                   up: try loader.linear(p + "ffn_up.weight", rows: c.feedForwardLength, columns: c.width))
+            }
             layers.append(LayerWeights(
-                attentionNorm: try loader.vector(p + "attn_norm.weight", count: c.width),
-                query: try loader.linear(p + "attn_q.weight", rows: qWidth, columns: c.width),
-                key: try loader.linear(p + "attn_k.weight", rows: kWidth, columns: c.width),
-                value: try loader.linear(p + "attn_v.weight", rows: vWidth, columns: c.width),
-                queryBias: c.hasQKVBias ? try loader.vector(p + "attn_q.bias", count: qWidth) : nil,
-                keyBias: c.hasQKVBias ? try loader.vector(p + "attn_k.bias", count: kWidth) : nil,
-                valueBias: c.hasQKVBias ? try loader.vector(p + "attn_v.bias", count: vWidth) : nil,
-                queryNorm: c.hasQKNorm ? try loader.vector(p + "attn_q_norm.weight", count: c.keyLength) : nil,
-                keyNorm: c.hasQKNorm ? try loader.vector(p + "attn_k_norm.weight", count: c.keyLength) : nil,
+                attentionNorm: c.hasInputNorms ? try loader.vector(p + "attn_norm.weight", count: c.width) : nil,
+                qkv: qkv,
+                queryBias: biases.q,
+                keyBias: biases.k,
+                valueBias: biases.v,
+                queryNorm: c.hasQKNorm ? try loader.vector(p + "attn_q_norm.weight", count: wholeNorm ? qWidth : c.keyLength) : nil,
+                keyNorm: c.hasQKNorm ? try loader.vector(p + "attn_k_norm.weight", count: wholeNorm ? kWidth : c.keyLength) : nil,
                 attentionOutput: try loader.linear(p + "attn_output.weight", rows: c.width,
                                                    columns: c.headCount * c.valueLength),
+                attentionOutputBias: try loader.optionalVector(p + "attn_output.bias", count: c.width),
                 attentionPostNorm: c.hasPostNorms ? try loader.vector(p + "post_attention_norm.weight", count: c.width) : nil,
-                ffnNorm: try loader.vector(p + "ffn_norm.weight", count: c.width),
-                gate: try loader.linear(p + "ffn_gate.weight", rows: c.feedForwardLength, columns: c.width),
-                up: try loader.linear(p + "ffn_up.weight", rows: c.feedForwardLength, columns: c.width),
+                ffnNorm: c.hasInputNorms ? try loader.vector(p + "ffn_norm.weight", count: c.width) : nil,
+                gateUp: gateUp,
+                gateBias: try loader.optionalVector(p + "ffn_gate.bias", count: c.feedForwardLength),
+                upBias: try loader.optionalVector(p + "ffn_up.bias", count: c.feedForwardLength),
                 down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: c.feedForwardLength),
+                downBias: try loader.optionalVector(p + "ffn_down.bias", count: c.width),
                 ffnPostNorm: c.hasPostNorms ? try loader.vector(p + "post_ffw_norm.weight", count: c.width) : nil
             ))
         }
         self.layers = layers
+    }
+
+    /// The most rows of any fused projection (0 when every projection is a separate matrix).
+    var fusedRows: Int {
+        layers.flatMap { layer -> [Int] in
+            var rows: [Int] = []
+            if case .fused(let m) = layer.qkv { rows.append(m.matrix.rows) }
+            if case .fused(let m) = layer.gateUp { rows.append(m.matrix.rows) }
+            return rows
+        }.max() ?? 0
+    }
+
+    /// The RoPE frequency factors for a sequence of `contextSize` positions: the long ones past the
+    /// length the short ones were made for, as llama.cpp chooses by its context size.
+    func ropeFactors(contextSize: Int, configuration c: TransformerConfiguration) -> [Float]? {
+        contextSize > c.ropeOriginalContextLength ? ropeFactorsLong : ropeFactorsShort
     }
 }
 
@@ -107,6 +200,16 @@ private struct TensorLoader {
 
     func linear(_ name: String, rows: Int, columns: Int) throws(RuntimeError) -> Linear {
         Linear(try matrix(name, rows: rows, columns: columns))
+    }
+
+    /// The vector `name`, nil when the file has no such tensor.
+    func optionalVector(_ name: String, count: Int) throws(RuntimeError) -> [Float]? {
+        file.tensor(named: name) == nil ? nil : try vector(name, count: count)
+    }
+
+    /// The vector `name`; when not `required`, nil if the file has no such tensor.
+    func vector(_ name: String, count: Int, required: Bool) throws(RuntimeError) -> [Float]? {
+        required ? try vector(name, count: count) : try optionalVector(name, count: count)
     }
 
     func vector(_ name: String, count: Int) throws(RuntimeError) -> [Float] {

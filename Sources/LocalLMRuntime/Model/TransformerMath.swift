@@ -44,16 +44,20 @@ enum TransformerMath {
     }
 
     /// (cos, sin) for each rotated pair at `position`, as ggml_rope_cache_init: theta starts at the
-    /// position and is multiplied by base^(-2/d) (in float) from one pair to the next.
+    /// position and is multiplied by base^(-2/d) (in float) from one pair to the next; pair i's theta is
+    /// divided by `factors[i]` when there are frequency factors, and cos and sin are multiplied by
+    /// `attentionFactor` (rope_yarn with ext_factor 0).
     static func ropeTable(position: Int, dimensions: Int, base: Float, frequencyScale: Float,
+                          factors: [Float]? = nil, attentionFactor: Float = 1,
                           into table: UnsafeMutablePointer<Float>) {
         let thetaScale = powf(base, -2 / Float(dimensions))
         var theta = Float(position)
         var i = 0
         while i < dimensions {
-            let angle = frequencyScale * theta
-            table[i] = cosf(angle)
-            table[i + 1] = sinf(angle)
+            let factor = factors.map { i / 2 < $0.count ? $0[i / 2] : 1 } ?? 1
+            let angle = frequencyScale * (theta / factor)
+            table[i] = cosf(angle) * attentionFactor
+            table[i + 1] = sinf(angle) * attentionFactor
             theta *= thetaScale
             i += 2
         }

@@ -24,7 +24,15 @@ public final class TransformerModel: Sendable {
         try self.init(file: file, threadCount: threadCount)
     }
 
+    /// The `general.architecture` values this runtime implements.
+    public static var supportedArchitectures: [String] { ArchitectureRegistry.names }
+
     public init(file: GGUFFile, threadCount: Int? = nil) throws(RuntimeError) {
+        // The architecture first: for an unknown one, that is the reason, not a tensor it names otherwise.
+        guard let name = file.metadata.architecture else { throw .missingArchitecture }
+        guard ArchitectureRegistry.names.contains(name) else {
+            throw .unknownArchitecture(name, supported: ArchitectureRegistry.names)
+        }
         guard let embedding = file.tensor(named: "token_embd.weight") else { throw .missingTensor("token_embd.weight") }
         guard embedding.dimensions.count == 2, embedding.dimensions[1] > 0 else {
             throw .tensorShape(name: "token_embd.weight", expected: [-1, -1], actual: embedding.dimensions)
