@@ -19,10 +19,10 @@ IQ4_XS (random blocks with small scales, as for the K-quants: gguf-py has no qua
   python3 scripts/make-tiny-models.py --archs
 
 writes only Tests/Fixtures/runtime/tiny-<arch>.gguf for the architectures beyond qwen2/qwen3 (gemma2,
-granite, olmo2, smollm3, phi3): each at width 256, 4 layers, with the keys and tensors that make the
+granite, olmo2, smollm3, phi3, qwen3moe): each at width 256, 4 layers, with the keys and tensors that make the
 architecture what it is (soft-capping and sliding windows; granite's four multipliers; olmo2's
 output norms and projection-wide Q/K norms with a sliding window; smollm3's RoPE-less fourth layer;
-phi3's fused QKV and gate-up, partial rotary and LongRoPE factors), so that a mistake in any of them
+phi3's fused QKV and gate-up, partial rotary and LongRoPE factors; qwen3moe's routed experts), so that a mistake in any of them
 moves the logits away from llama.cpp's.
 
   python3 scripts/make-tiny-models.py --families
@@ -287,6 +287,9 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
         if arch == "olmo2":
             add_vector(w, rng, p + "attn_q_norm.weight", qw, 1.0, 0.1)
             add_vector(w, rng, p + "attn_k_norm.weight", kw, 1.0, 0.1)
+        if arch == "qwen3moe":
+            add_vector(w, rng, p + "attn_q_norm.weight", hk, 1.0, 0.1)
+            add_vector(w, rng, p + "attn_k_norm.weight", hk, 1.0, 0.1)
         add_weight(w, rng, p + "attn_output.weight", width, qw, types["o"], 0.08)
         if arch in ("gemma2", "olmo2"):
             add_vector(w, rng, p + "post_attention_norm.weight", width, 1.0, 0.1)
@@ -294,10 +297,20 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
             add_vector(w, rng, p + "ffn_norm.weight", width, 1.0, 0.1)
         if arch == "phi3":
             add_weight(w, rng, p + "ffn_up.weight", 2 * ff, width, types["up"], 0.08)
+        elif arch == "qwen3moe":
+            # 8 experts of width 128, 2 used per token; the router is F32 and decisive enough that
+            # tokens spread over the experts.
+            n_exp, ff_exp = 8, 128
+            w.add_tensor(p + "ffn_gate_inp.weight", (rng.standard_normal((n_exp, width)) * 0.3).astype(np.float32))
+            for name, rows, cols in (("ffn_gate_exps", ff_exp, width), ("ffn_up_exps", ff_exp, width),
+                                     ("ffn_down_exps", width, ff_exp)):
+                x = (rng.standard_normal((n_exp, rows, cols)) * 0.08).astype(np.float32)
+                w.add_tensor(p + name + ".weight", gguf.quants.quantize(x, types[name]), raw_dtype=types[name])
         else:
             add_weight(w, rng, p + "ffn_gate.weight", ff, width, types["gate"], 0.08)
             add_weight(w, rng, p + "ffn_up.weight", ff, width, types["up"], 0.08)
-        add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
+        if arch != "qwen3moe":
+            add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
         if arch in ("gemma2", "olmo2"):
             add_vector(w, rng, p + "post_ffw_norm.weight", width, 1.0, 0.1)
     add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
@@ -345,6 +358,14 @@ def archs():
         w.add_rope_scaling_type(gguf.RopeScalingType.LONGROPE)
         w.add_rope_scaling_attn_factors(1.19)
         w.add_rope_scaling_orig_ctx_len(4096)
+    def qwen3moe(w):
+        w.add_expert_count(8)
+        w.add_expert_used_count(2)
+        w.add_expert_feed_forward_length(128)
+    write_arch("qwen3moe", 55, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q5_1, "o": T.Q6_K,
+                                "ffn_gate_exps": T.Q8_0, "ffn_up_exps": T.Q4_0, "ffn_down_exps": T.Q8_0,
+                                "output": T.Q6_K}, qwen3moe)
+
     write_arch("phi3", 54, {"embd": T.Q8_0, "q": T.Q5_K, "o": T.Q8_0, "up": T.Q4_K, "down": T.Q6_K,
                             "output": T.Q6_K}, phi3)
 

@@ -7,7 +7,7 @@ import Testing
 /// What `locallm inspect` reports about whether a file can run.
 @Suite struct ModelSupportTests {
     @Test func everyArchitectureFixtureRuns() throws {
-        for name in ["qwen2", "qwen3", "gemma2", "granite", "olmo2", "smollm3", "phi3"] {
+        for name in ["qwen2", "qwen3", "gemma2", "granite", "olmo2", "smollm3", "phi3", "qwen3moe"] {
             let support = ModelSupport(try GGUFFile(contentsOf: Fixtures.url("runtime/tiny-\(name).gguf")))
             #expect(support.isRunnable, "\(name): \(support.problems)")
         }

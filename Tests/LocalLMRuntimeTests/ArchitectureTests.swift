@@ -15,7 +15,7 @@ import Testing
 
     @Test func unknownArchitectureIsNamed() throws {
         let f = try Self.file([("general.architecture", .string("mamba"))])
-        #expect(throws: RuntimeError.unknownArchitecture("mamba", supported: ["llama", "gemma3", "qwen2", "qwen3", "gemma2", "phi3", "granite", "olmo2", "smollm3"])) {
+        #expect(throws: RuntimeError.unknownArchitecture("mamba", supported: ["llama", "gemma3", "qwen2", "qwen3", "gemma2", "phi3", "granite", "olmo2", "smollm3", "qwen3moe"])) {
             try TransformerModel(file: f)
         }
     }
@@ -102,12 +102,28 @@ import Testing
         #expect(c.ropeOriginalContextLength == 4096 && c.ropePairing == .neox)
         #expect(model.weights.fusedRows == 2 * 512)
         #expect(model.weights.layers.allSatisfy {
-            if case .fused = $0.qkv, case .fused = $0.gateUp { true } else { false }
+            if case .fused = $0.qkv, case .dense(.fused, _) = $0.ffn { true } else { false }
         })
         // Short factors up to the original context, long ones past it (as llama.cpp picks by n_ctx).
         let short = model.weights.ropeFactors(contextSize: 4096, configuration: c)
         let long = model.weights.ropeFactors(contextSize: 4097, configuration: c)
         #expect(short?.count == 24 && long?.count == 24 && short != long)
+    }
+
+    @Test func qwen3MoEReadsItsExperts() throws {
+        let model = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-qwen3moe.gguf"))
+        let c = model.configuration
+        #expect(c.expertCount == 8 && c.expertsUsed == 2 && c.feedForwardLength == 128 && c.expertWeightsNormalized)
+        #expect(c.hasQKNorm && c.qkNormScope == .head)
+        // Each expert is its own view of the stacked tensor: consecutive slices, none shared.
+        guard case .experts(let moe) = model.weights.layers[0].ffn else {
+            Issue.record("layer 0 has no experts")
+            return
+        }
+        #expect(moe.gate.count == 8 && moe.down.count == 8)
+        for e in 1..<8 {
+            #expect(moe.up[e].matrix.data == moe.up[e - 1].matrix.data + moe.up[e - 1].matrix.byteCount)
+        }
     }
 
     /// A RoPE scaling this runtime does not implement is a typed error naming it, not a wrong answer.

@@ -100,7 +100,7 @@ def main():
         "qwen2-iq4": (os.path.join(OUT, "tiny-qwen2-iq4.gguf"), random_ids(40, 266, 20)),
     }
     # the other architectures' tiny files (scripts/make-tiny-models.py --archs)
-    for seed, arch in enumerate(["gemma2", "granite", "olmo2", "smollm3", "phi3"]):
+    for seed, arch in enumerate(["gemma2", "granite", "olmo2", "smollm3", "phi3", "qwen3moe"]):
         specs[arch] = (os.path.join(OUT, f"tiny-{arch}.gguf"), random_ids(50 + seed, 266, 20))
     for name in which:
         path, prompts = specs[name]

@@ -22,6 +22,7 @@ enum ArchitectureRegistry {
         GraniteArchitecture.self,
         OLMo2Architecture.self,
         SmolLM3Architecture.self,
+        Qwen3MoEArchitecture.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

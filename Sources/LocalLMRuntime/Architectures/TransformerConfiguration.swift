@@ -96,6 +96,15 @@ public struct TransformerConfiguration: Sendable, Equatable {
     public var residualScale: Float?
     /// Logits are divided by this (granite `logit_scale`).
     public var logitScale: Float?
+    /// Routed experts per layer (`expert_count`); 0 for a dense FFN. With experts,
+    /// ``feedForwardLength`` is one expert's width (`expert_feed_forward_length`).
+    public var expertCount: Int = 0
+    /// Experts each token uses (`expert_used_count`).
+    public var expertsUsed: Int = 0
+    /// Whether the chosen experts' softmax weights are renormalized to sum to 1 (qwen3moe).
+    public var expertWeightsNormalized: Bool = false
+    /// Multiplies the experts' weights (`expert_weights_scale`), when set.
+    public var expertWeightsScale: Float?
 
     /// The softmax scale applied to K·Q.
     public var attentionScale: Float {

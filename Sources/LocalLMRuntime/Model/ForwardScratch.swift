@@ -19,6 +19,13 @@ final class ForwardScratch {
     /// FFN gate and up `[batch × ff]`.
     let gate: UnsafeMutablePointer<Float>
     let up: UnsafeMutablePointer<Float>
+    /// Mixture of experts: router logits `[batch × experts]`, each row's choices `[batch × used]` as
+    /// (expert, weight) pairs, the rows routed to one expert gathered `[batch × width]`, and each
+    /// choice's weighted output `[batch × used × width]`.
+    let router: UnsafeMutablePointer<Float>
+    let expertChoices: UnsafeMutablePointer<Float>
+    let expertInput: UnsafeMutablePointer<Float>
+    let expertOutputs: UnsafeMutablePointer<Float>
     /// The output of a fused projection (QKV, or gate and up) before it is split `[batch × fusedRows]`.
     let fused: UnsafeMutablePointer<Float>
     /// The rounded copy of a matrix product's input `[batch × max columns]`.
@@ -68,13 +75,17 @@ final class ForwardScratch {
         gate = make(batchSize * c.feedForwardLength)
         up = make(batchSize * c.feedForwardLength)
         fused = make(batchSize * fusedRows)
+        router = make(batchSize * c.expertCount)
+        expertChoices = make(batchSize * c.expertsUsed * 2)
+        expertInput = make(c.expertCount > 0 ? batchSize * c.width : 0)
+        expertOutputs = make(batchSize * c.expertsUsed * c.width)
         rounded = make(batchSize * maxColumns)
         attentionFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
                                                     valueLength: c.valueLength)
         attentionWorkspaces = make(threads * attentionFloats)
         decodeWorkspace = make(Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
                                                          valueLength: c.valueLength, panelRows: c.kvHeadCount * contextSize))
-        let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength, fusedRows)
+        let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength, fusedRows, c.expertCount)
         // The output product needs room for its block-min correction only when it has block mins
         // (a vocabulary-sized row per logit row: 8 MB for Gemma 3, whose head is Q8_0).
         // Only products with block mins (Q4_1/Q5_1) use it; Gemma 3's layers and head have none.

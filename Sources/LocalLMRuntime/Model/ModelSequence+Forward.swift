@@ -169,33 +169,103 @@ extension ModelSequence {
             if l == w.layers.count - 1 { ggmlRows = logitRows.count }
             normRows(layer.ffnNorm, s.x, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.normed)
             trace("ffn_norm-\(l)", s.normed, rows: n, width: width)
-            switch layer.gateUp {
-            case .separate(let gate, let up):
-                if n == 1 {
-                    Kernels.matvec(gate.matrix, s.gate, up.matrix, s.up, x: s.normed, pool: model.pool, scratch: s.kernel)
+            switch layer.ffn {
+            case .dense(let gateUp, let down):
+                switch gateUp {
+                case .separate(let gate, let up):
+                    if n == 1 {
+                        Kernels.matvec(gate.matrix, s.gate, up.matrix, s.up, x: s.normed, pool: model.pool, scratch: s.kernel)
+                    } else {
+                        multiply(gate, s.normed, rows: n, s.gate)
+                        multiply(up, s.normed, rows: n, s.up)
+                    }
+                case .fused(let gateUp):
+                    multiply(gateUp, s.normed, rows: n, s.fused)
+                    split(s.fused, rows: n, into: [(s.gate, ff), (s.up, ff)])
+                }
+                if let b = layer.gateBias { addBias(b, s.gate, rows: n) }
+                if let b = layer.upBias { addBias(b, s.up, rows: n) }
+                trace("ffn_gate-\(l)", s.gate, rows: n, width: ff)
+                trace("ffn_up-\(l)", s.up, rows: n, width: ff)
+                activate(c.activation, s, rows: n, width: ff)
+                multiply(down, s.gate, rows: n, s.projected)
+                if let b = layer.downBias { addBias(b, s.projected, rows: n) }
+                trace(c.activation == .silu ? "ffn_swiglu-\(l)" : "ffn_geglu-\(l)", s.gate, rows: n, width: ff)
+            case .experts(let moe):
+                // Router logits, then each row's top-k experts; each expert runs once on the rows that
+                // chose it, reading only its own weights.
+                func multiplyExpert(_ m: Linear, _ input: UnsafePointer<Float>, rows: Int, _ output: UnsafeMutablePointer<Float>) {
+                    if exact {
+                        // As ggml's mul_mat_id: each row through the quantized dot products.
+                        for t in 0..<rows {
+                            Kernels.matvecAsBatchRow(m.matrix, input + t * m.matrix.columns, output + t * m.matrix.rows,
+                                                     pool: model.pool, scratch: s.kernel)
+                        }
+                    } else if single == nil || rows == 1 {
+                        Kernels.matvec(m.matrix, input, rowsOfX: rows, output, pool: model.pool, scratch: s.kernel)
+                    } else {
+                        MatrixProduct.multiply(m, input, rows: rows, into: output, rounded: s.rounded, correction: s.correction,
+                                               pool: model.pool, scratch: s.kernel)
+                    }
+                }
+                let experts = c.expertCount, used = c.expertsUsed
+                // The router is an ordinary product in llama.cpp's graph (ggml_mul_mat), the experts are
+                // ggml_mul_mat_id. An F32 router (as quantizers leave it) is summed in ggml's order, which
+                // decides near-tied expert choices: ggml_vec_dot_f32 for one token (decode, and each row
+                // of a decode batch, as its own step), tinyBLAS for a prompt's batch.
+                if moe.router.matrix.type == .f32 && width % 8 == 0 && (exact || n == 1 || single == nil) {
+                    let weights = moe.router.matrix.data.assumingMemoryBound(to: Float.self)
+                    let oneToken = n == 1 || single == nil
+                    for t in 0..<n {
+                        for e in 0..<experts {
+                            let w = weights + e * width, x = s.normed + t * width
+                            s.router[t * experts + e] = oneToken ? GGMLRows.dotVec(w, x, count: width)
+                                : GGMLRows.dotTiled(w, x, count: width)
+                        }
+                    }
                 } else {
-                    multiply(gate, s.normed, rows: n, s.gate)
-                    multiply(up, s.normed, rows: n, s.up)
+                    multiply(moe.router, s.normed, rows: n, s.router)
                 }
-            case .fused(let gateUp):
-                multiply(gateUp, s.normed, rows: n, s.fused)
-                split(s.fused, rows: n, into: [(s.gate, ff), (s.up, ff)])
-            }
-            if let b = layer.gateBias { addBias(b, s.gate, rows: n) }
-            if let b = layer.upBias { addBias(b, s.up, rows: n) }
-            trace("ffn_gate-\(l)", s.gate, rows: n, width: ff)
-            trace("ffn_up-\(l)", s.up, rows: n, width: ff)
-            switch c.activation {
-            case .silu:
-                TransformerMath.swiglu(gate: s.gate, up: s.up, rows: n, width: ff, into: s.gate)
-            case .geluTanh:
-                TransformerMath.geluTable.withUnsafeBufferPointer { table in
-                    TransformerMath.geglu(gate: s.gate, up: s.up, count: n * ff, table: table.baseAddress!, into: s.gate)
+                for t in 0..<n {
+                    route(s.router + t * experts, c, into: s.expertChoices + t * used * 2)
+                }
+                // Every choice (row · used + j) grouped by expert, so each chosen expert runs once.
+                let choices = (0..<(n * used)).sorted {
+                    let a = Int(s.expertChoices[$0 * 2]), b = Int(s.expertChoices[$1 * 2])
+                    return a != b ? a < b : $0 < $1
+                }
+                var start = 0
+                while start < choices.count {
+                    let e = Int(s.expertChoices[choices[start] * 2])
+                    var end = start
+                    while end < choices.count && Int(s.expertChoices[choices[end] * 2]) == e { end += 1 }
+                    let slots = choices[start..<end]
+                    start = end
+                    guard e >= 0 && e < experts else { continue }
+                    for (r, slot) in slots.enumerated() {
+                        (s.expertInput + r * width).update(from: s.normed + (slot / used) * width, count: width)
+                    }
+                    let k = slots.count
+                    multiplyExpert(moe.gate[e], s.expertInput, rows: k, s.gate)
+                    multiplyExpert(moe.up[e], s.expertInput, rows: k, s.up)
+                    activate(c.activation, s, rows: k, width: ff)
+                    multiplyExpert(moe.down[e], s.gate, rows: k, s.projected)
+                    for (r, slot) in slots.enumerated() {
+                        let weight = s.expertChoices[slot * 2 + 1]
+                        let out = s.expertOutputs + slot * width, row = s.projected + r * width
+                        for i in 0..<width { out[i] = row[i] * weight }
+                    }
+                }
+                // Summed in the order of the choices (highest weight first), as ggml adds the views.
+                for t in 0..<n {
+                    let out = s.projected + t * width, first = s.expertOutputs + t * used * width
+                    out.update(from: first, count: width)
+                    for j in 1..<max(used, 1) {
+                        let add = first + j * width
+                        for i in 0..<width { out[i] += add[i] }
+                    }
                 }
             }
-            multiply(layer.down, s.gate, rows: n, s.projected)
-            if let b = layer.downBias { addBias(b, s.projected, rows: n) }
-            trace(c.activation == .silu ? "ffn_swiglu-\(l)" : "ffn_geglu-\(l)", s.gate, rows: n, width: ff)
             trace("ffn_out-\(l)", s.projected, rows: n, width: width)
             if let g = layer.ffnPostNorm {
                 normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.projected)
@@ -233,6 +303,60 @@ extension ModelSequence {
         if let cap = c.finalLogitSoftcap {
             let inverse = 1 / cap
             for i in 0..<count { logits[i] = tanhf(logits[i] * inverse) * cap }
+        }
+    }
+
+    /// The gated activation of `rows` rows of `s.gate` and `s.up`, into `s.gate`.
+    private static func activate(_ activation: TransformerConfiguration.Activation, _ s: ForwardScratch, rows: Int, width: Int) {
+        switch activation {
+        case .silu:
+            TransformerMath.swiglu(gate: s.gate, up: s.up, rows: rows, width: width, into: s.gate)
+        case .geluTanh:
+            TransformerMath.geluTable.withUnsafeBufferPointer { table in
+                TransformerMath.geglu(gate: s.gate, up: s.up, count: rows * width, table: table.baseAddress!, into: s.gate)
+            }
+        }
+    }
+
+    /// One row's expert choices from its router logits, as llama.cpp's build_moe_ffn: softmax over
+    /// the experts, the `expertsUsed` most probable (ties to the lower index), their probabilities
+    /// renormalized to sum 1 when the architecture says so (the sum clamped to at least 2⁻¹⁴) and
+    /// scaled. Writes (expert, weight) pairs to `choices`.
+    private static func route(_ logits: UnsafeMutablePointer<Float>, _ c: TransformerConfiguration,
+                              into choices: UnsafeMutablePointer<Float>) {
+        let count = c.expertCount
+        var maximum = -Float.infinity
+        for e in 0..<count { maximum = max(maximum, logits[e]) }
+        // As ggml_vec_soft_max_f32: groups of 8 through ggml_v_expf, each group's sum reduced in
+        // float and added in double; the rest through expf.
+        let grouped = count / 8 * 8
+        GGMLRows.expShifted(logits, count: grouped, shift: maximum)
+        var sum: Double = 0
+        for g in stride(from: 0, to: grouped, by: 8) {
+            sum += Double(GGMLOrder.sum8(UnsafeRawPointer(logits + g).loadUnaligned(as: SIMD8<Float>.self)))
+        }
+        for e in grouped..<count {
+            logits[e] = expf(logits[e] - maximum)
+            sum += Double(logits[e])
+        }
+        let inverse = Float(1 / sum)
+        for e in 0..<count { logits[e] *= inverse }
+        var chosen: [Int] = []
+        chosen.reserveCapacity(c.expertsUsed)
+        for _ in 0..<c.expertsUsed {
+            var best = -1
+            for e in 0..<count where !chosen.contains(e) && (best < 0 || logits[e] > logits[best]) { best = e }
+            chosen.append(best)
+        }
+        var total: Double = 0                   // ggml_sum_rows: in double, then rounded
+        for e in chosen { total += Double(logits[e]) }
+        let divisor = max(Float(total), 6.103515625e-5)
+        for (j, e) in chosen.enumerated() {
+            var weight = logits[e]
+            if c.expertWeightsNormalized { weight /= divisor }
+            if let scale = c.expertWeightsScale { weight *= scale }
+            choices[2 * j] = Float(e)
+            choices[2 * j + 1] = weight
         }
     }
 

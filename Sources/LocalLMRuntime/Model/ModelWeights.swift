@@ -32,6 +32,30 @@ enum GateUpProjection: Sendable {
     }
 }
 
+/// A layer's routed experts (qwen3moe): a router and, per expert, its own gate, up and down matrices,
+/// views into the file's 3-D expert tensors, so that a token reads only its chosen experts' weights.
+struct MixtureOfExperts: Sendable {
+    var router: Linear                  // [experts × width]
+    var gate: [Linear]                  // per expert [ff × width]
+    var up: [Linear]                    // per expert [ff × width]
+    var down: [Linear]                  // per expert [width × ff]
+}
+
+/// How a layer computes its feed-forward block.
+enum FeedForward: Sendable {
+    /// One gated FFN.
+    case dense(gateUp: GateUpProjection, down: Linear)
+    /// Top-k routed experts.
+    case experts(MixtureOfExperts)
+
+    var matrices: [Linear] {
+        switch self {
+        case .dense(let gateUp, let down): gateUp.matrices + [down]
+        case .experts(let moe): [moe.router] + moe.gate + moe.up + moe.down
+        }
+    }
+}
+
 /// One decoder layer's tensors. Matrices are views into the mmapped file; small vectors (norms,
 /// biases) are copied out as Float.
 struct LayerWeights: Sendable {
@@ -46,16 +70,15 @@ struct LayerWeights: Sendable {
     var attentionOutputBias: [Float]?   // [width]
     var attentionPostNorm: [Float]?     // [width]
     var ffnNorm: [Float]?               // [width]
-    var gateUp: GateUpProjection        // [ff × width] each, or [2·ff × width]
+    var ffn: FeedForward                // gate-up [ff × width] each, or [2·ff × width]; down [width × ff]
     var gateBias: [Float]?              // [ff]
     var upBias: [Float]?                // [ff]
-    var down: Linear              // [width × ff]
     var downBias: [Float]?              // [width]
     var ffnPostNorm: [Float]?           // [width]
 
     /// Whether any of the layer's matrices needs the Q4_1/Q5_1 block-min correction in batches.
     var hasBlockMins: Bool {
-        (qkv.matrices + gateUp.matrices + [attentionOutput, down]).contains { $0.hasBlockMins }
+        (qkv.matrices + ffn.matrices + [attentionOutput]).contains { $0.hasBlockMins }
     }
 }
 
@@ -118,13 +141,22 @@ struct ModelWeights: Sendable {
                           try loader.vector(p + "attn_v.bias", count: vWidth, required: c.hasQKVBias))
             }
             let wholeNorm = c.qkNormScope == .projection
-            let gateUp: GateUpProjection
-            if file.tensor(named: p + "ffn_gate.weight") == nil,
+            let ffn: FeedForward
+            if c.expertCount > 0 {
+                let e = c.expertCount, ff = c.feedForwardLength
+                ffn = .experts(MixtureOfExperts(
+                    router: try loader.linear(p + "ffn_gate_inp.weight", rows: e, columns: c.width),
+                    gate: try loader.experts(p + "ffn_gate_exps.weight", count: e, rows: ff, columns: c.width),
+                    up: try loader.experts(p + "ffn_up_exps.weight", count: e, rows: ff, columns: c.width),
+                    down: try loader.experts(p + "ffn_down_exps.weight", count: e, rows: c.width, columns: ff)))
+            } else if file.tensor(named: p + "ffn_gate.weight") == nil,
                let up = file.tensor(named: p + "ffn_up.weight"), up.dimensions == [c.width, 2 * c.feedForwardLength] {
-                gateUp = .fused(try loader.linear(p + "ffn_up.weight", rows: 2 * c.feedForwardLength, columns: c.width))
+                ffn = .dense(gateUp: .fused(try loader.linear(p + "ffn_up.weight", rows: 2 * c.feedForwardLength, columns: c.width)),
+                             down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: c.feedForwardLength))
             } else {
-                gateUp = .separate(gate: try loader.linear(p + "ffn_gate.weight", rows: c.feedForwardLength, columns: c.width),
-                                   up: try loader.linear(p + "ffn_up.weight", rows: c.feedForwardLength, columns: c.width))
+                ffn = .dense(gateUp: .separate(gate: try loader.linear(p + "ffn_gate.weight", rows: c.feedForwardLength, columns: c.width),
+                                               up: try loader.linear(p + "ffn_up.weight", rows: c.feedForwardLength, columns: c.width)),
+                             down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: c.feedForwardLength))
             }
             layers.append(LayerWeights(
                 attentionNorm: c.hasInputNorms ? try loader.vector(p + "attn_norm.weight", count: c.width) : nil,
@@ -139,10 +171,9 @@ struct ModelWeights: Sendable {
                 attentionOutputBias: try loader.optionalVector(p + "attn_output.bias", count: c.width),
                 attentionPostNorm: c.hasPostNorms ? try loader.vector(p + "post_attention_norm.weight", count: c.width) : nil,
                 ffnNorm: c.hasInputNorms ? try loader.vector(p + "ffn_norm.weight", count: c.width) : nil,
-                gateUp: gateUp,
+                ffn: ffn,
                 gateBias: try loader.optionalVector(p + "ffn_gate.bias", count: c.feedForwardLength),
                 upBias: try loader.optionalVector(p + "ffn_up.bias", count: c.feedForwardLength),
-                down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: c.feedForwardLength),
                 downBias: try loader.optionalVector(p + "ffn_down.bias", count: c.width),
                 ffnPostNorm: c.hasPostNorms ? try loader.vector(p + "post_ffw_norm.weight", count: c.width) : nil
             ))
@@ -155,7 +186,7 @@ struct ModelWeights: Sendable {
         layers.flatMap { layer -> [Int] in
             var rows: [Int] = []
             if case .fused(let m) = layer.qkv { rows.append(m.matrix.rows) }
-            if case .fused(let m) = layer.gateUp { rows.append(m.matrix.rows) }
+            if case .dense(.fused(let m), _) = layer.ffn { rows.append(m.matrix.rows) }
             return rows
         }.max() ?? 0
     }
@@ -200,6 +231,31 @@ private struct TensorLoader {
 
     func linear(_ name: String, rows: Int, columns: Int) throws(RuntimeError) -> Linear {
         Linear(try matrix(name, rows: rows, columns: columns))
+    }
+
+    /// The `count` matrices `[rows × columns]` stacked in a 3-D expert tensor, each a view of its slice.
+    func experts(_ name: String, count: Int, rows: Int, columns: Int) throws(RuntimeError) -> [Linear] {
+        let tensor = try info(name, dimensions: [columns, rows, count])
+        let bytes = file.bytes(of: tensor)
+        guard let base = bytes.baseAddress, WeightMatrix.isWeightType(tensor.type) else {
+            throw .unsupportedTensorType(name: name, type: tensor.type)
+        }
+        var result: [Linear] = []
+        var offset = 0
+        for _ in 0..<count {
+            let matrix: WeightMatrix
+            do {
+                matrix = try WeightMatrix(type: tensor.type, rows: rows, columns: columns, data: base + offset)
+            } catch {
+                throw .unsupportedTensorType(name: name, type: tensor.type)
+            }
+            offset += matrix.byteCount
+            guard offset <= bytes.count else {
+                throw .tensorShape(name: name, expected: [columns, rows, count], actual: tensor.dimensions)
+            }
+            result.append(Linear(matrix))
+        }
+        return result
     }
 
     /// The vector `name`, nil when the file has no such tensor.
