@@ -133,6 +133,18 @@ def add_vector(w, rng, name, n, mean, scale):
     w.add_tensor(name, (mean + rng.standard_normal(n) * scale).astype(np.float32))
 
 
+def finish(w, rng, path, n_vocab, width, types):
+    """The output norm, the LM head unless tied, and the file."""
+    add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
+    if types.get("output") is not None:
+        add_weight(w, rng, "output.weight", n_vocab, width, types["output"], 0.3)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    print(path, os.path.getsize(path), "bytes", file=sys.stderr)
+
+
 def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types, family=None):
     rng = np.random.default_rng(seed)
     tokens, ttypes, merges = vocabulary(family["specials"]) if family else vocabulary()
@@ -188,15 +200,7 @@ def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types, f
         add_weight(w, rng, p + "ffn_gate.weight", ff, width, types["gate"], 0.08)
         add_weight(w, rng, p + "ffn_up.weight", ff, width, types["up"], 0.08)
         add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
-    add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
-    if types.get("output") is not None:
-        add_weight(w, rng, "output.weight", n_vocab, width, types["output"], 0.3)
-
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    print(path, os.path.getsize(path), "bytes", file=sys.stderr)
+    finish(w, rng, path, n_vocab, width, types)
 
 
 # One model per tool-call family: its template (Tests/Fixtures/templates/) and the special tokens
@@ -313,14 +317,7 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
             add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
         if arch in ("gemma2", "olmo2"):
             add_vector(w, rng, p + "post_ffw_norm.weight", width, 1.0, 0.1)
-    add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
-    if types.get("output") is not None:
-        add_weight(w, rng, "output.weight", n_vocab, width, types["output"], 0.3)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    print(path, os.path.getsize(path), "bytes", file=sys.stderr)
+    finish(w, rng, path, n_vocab, width, types)
 
 
 def archs():
