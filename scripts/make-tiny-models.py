@@ -133,6 +133,23 @@ def add_vector(w, rng, name, n, mean, scale):
     w.add_tensor(name, (mean + rng.standard_normal(n) * scale).astype(np.float32))
 
 
+def add_shape(w, width, layers, ff, heads, kv_heads):
+    w.add_embedding_length(width)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ff)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+
+
+def add_vocabulary(w, tokens, ttypes, merges):
+    """The byte-level GPT-2 style vocabulary of vocabulary() (pre-tokenizer qwen2)."""
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2")
+    w.add_token_list(tokens)
+    w.add_token_types(ttypes)
+    w.add_token_merges(merges)
+
+
 def finish(w, rng, path, n_vocab, width, types):
     """The output norm, the LM head unless tied, and the file."""
     add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
@@ -153,21 +170,13 @@ def write(arch, path, seed, width, heads, kv_heads, head_k, ff, layers, types, f
     w.add_name(f"tiny-random-{family['name']}" if family else f"tiny-random-{arch}")
     # Family models read whole templated prompts with tools, about one token a byte here.
     w.add_context_length(8192 if family else 256)
-    w.add_embedding_length(width)
-    w.add_block_count(layers)
-    w.add_feed_forward_length(ff)
-    w.add_head_count(heads)
-    w.add_head_count_kv(kv_heads)
+    add_shape(w, width, layers, ff, heads, kv_heads)
     if head_k is not None:
         w.add_key_length(head_k)
         w.add_value_length(head_k)
     w.add_rope_freq_base(1000000.0)
     w.add_layer_norm_rms_eps(1e-6)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("qwen2")
-    w.add_token_list(tokens)
-    w.add_token_types(ttypes)
-    w.add_token_merges(merges)
+    add_vocabulary(w, tokens, ttypes, merges)
     if family:
         w.add_description("random weights, written by scripts/make-tiny-models.py --families")
         w.add_eos_token_id(tokens.index(family["eos"]))
@@ -254,18 +263,10 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
     w.add_name("tiny-random-model" if arch == "phi3" else f"tiny-random-{arch}")
     w.add_description("random weights, written by scripts/make-tiny-models.py --archs")
     w.add_context_length(4096)
-    w.add_embedding_length(width)
-    w.add_block_count(layers)
-    w.add_feed_forward_length(ff)
-    w.add_head_count(heads)
-    w.add_head_count_kv(kv_heads)
+    add_shape(w, width, layers, ff, heads, kv_heads)
     w.add_rope_freq_base(10000.0)
     w.add_layer_norm_rms_eps(1e-6)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("qwen2")
-    w.add_token_list(tokens)
-    w.add_token_types(ttypes)
-    w.add_token_merges(merges)
+    add_vocabulary(w, tokens, ttypes, merges)
     w.add_eos_token_id(tokens.index("<|im_end|>"))
     w.add_bos_token_id(tokens.index("<|endoftext|>"))
     w.add_add_bos_token(False)
