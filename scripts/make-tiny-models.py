@@ -16,13 +16,14 @@ scripts/goldens/runtime_goldens.py (run it after this script).
 writes only Tests/Fixtures/runtime/tiny-qwen2-iq4.gguf: the qwen2 shape with every matrix in IQ4_NL or
 IQ4_XS (random blocks with small scales, as for the K-quants: gguf-py has no quantizer for them).
 
-  python3 scripts/make-tiny-models.py --archs
+  python3 scripts/make-tiny-models.py --archs [ARCH ...]
 
 writes only Tests/Fixtures/runtime/tiny-<arch>.gguf for the architectures beyond qwen2/qwen3 (gemma2,
-granite, olmo2, smollm3, phi3, qwen3moe): each at width 256, 4 layers, with the keys and tensors that make the
+granite, olmo2, smollm3, phi3, qwen3moe, lfm2; or only the ones named): each at width 256, 4 layers (lfm2 5), with the keys and tensors that make the
 architecture what it is (soft-capping and sliding windows; granite's four multipliers; olmo2's
 output norms and projection-wide Q/K norms with a sliding window; smollm3's RoPE-less fourth layer;
-phi3's fused QKV and gate-up, partial rotary and LongRoPE factors; qwen3moe's routed experts), so that a mistake in any of them
+phi3's fused QKV and gate-up, partial rotary and LongRoPE factors; qwen3moe's routed experts; lfm2's
+short-convolution layers between attention layers), so that a mistake in any of them
 moves the logits away from llama.cpp's.
 
   python3 scripts/make-tiny-models.py --families
@@ -150,9 +151,9 @@ def add_vocabulary(w, tokens, ttypes, merges):
     w.add_token_merges(merges)
 
 
-def finish(w, rng, path, n_vocab, width, types):
+def finish(w, rng, path, n_vocab, width, types, norm="output_norm.weight"):
     """The output norm, the LM head unless tied, and the file."""
-    add_vector(w, rng, "output_norm.weight", width, 1.0, 0.1)
+    add_vector(w, rng, norm, width, 1.0, 0.1)
     if types.get("output") is not None:
         add_weight(w, rng, "output.weight", n_vocab, width, types["output"], 0.3)
     w.write_header_to_file()
@@ -272,7 +273,9 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
     w.add_add_bos_token(False)
     extra(w)
     hk = width // heads
-    qw, kw = heads * hk, kv_heads * hk
+    attention = [True] * layers if isinstance(kv_heads, int) else [k > 0 for k in kv_heads]
+    kv = kv_heads if isinstance(kv_heads, int) else max(kv_heads)
+    qw, kw = heads * hk, kv * hk
     add_weight(w, rng, "token_embd.weight", n_vocab, width, types["embd"],
                0.1 if arch == "gemma2" else 1.0)  # gemma2 scales its embeddings by 16 and soft-caps the logits
     if arch == "phi3":
@@ -283,7 +286,12 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
         p = f"blk.{i}."
         if arch != "olmo2":
             add_vector(w, rng, p + "attn_norm.weight", width, 1.0, 0.1)
-        if arch == "phi3":
+        if not attention[i]:
+            # lfm2's short convolution: in_proj makes B, C, x; 3 taps per channel.
+            add_weight(w, rng, p + "shortconv.in_proj.weight", 3 * width, width, types["q"], 0.08)
+            w.add_tensor(p + "shortconv.conv.weight", (rng.standard_normal((width, 3)) * 0.4).astype(np.float32))
+            add_weight(w, rng, p + "shortconv.out_proj.weight", width, width, types["o"], 0.08)
+        elif arch == "phi3":
             add_weight(w, rng, p + "attn_qkv.weight", qw + 2 * kw, width, types["q"], 0.08)
         else:
             add_weight(w, rng, p + "attn_q.weight", qw, width, types["q"], 0.08)
@@ -292,10 +300,11 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
         if arch == "olmo2":
             add_vector(w, rng, p + "attn_q_norm.weight", qw, 1.0, 0.1)
             add_vector(w, rng, p + "attn_k_norm.weight", kw, 1.0, 0.1)
-        if arch == "qwen3moe":
+        if arch == "qwen3moe" or (arch == "lfm2" and attention[i]):
             add_vector(w, rng, p + "attn_q_norm.weight", hk, 1.0, 0.1)
             add_vector(w, rng, p + "attn_k_norm.weight", hk, 1.0, 0.1)
-        add_weight(w, rng, p + "attn_output.weight", width, qw, types["o"], 0.08)
+        if attention[i]:
+            add_weight(w, rng, p + "attn_output.weight", width, qw, types["o"], 0.08)
         if arch in ("gemma2", "olmo2"):
             add_vector(w, rng, p + "post_attention_norm.weight", width, 1.0, 0.1)
         if arch != "olmo2":
@@ -318,38 +327,111 @@ def write_arch(arch, seed, types, extra, layers=4, width=256, heads=4, kv_heads=
             add_weight(w, rng, p + "ffn_down.weight", width, ff, types["down"], 0.08)
         if arch in ("gemma2", "olmo2"):
             add_vector(w, rng, p + "post_ffw_norm.weight", width, 1.0, 0.1)
-    finish(w, rng, path, n_vocab, width, types)
+    finish(w, rng, path, n_vocab, width, types, "token_embd_norm.weight" if arch == "lfm2" else "output_norm.weight")
 
 
-def archs():
+def write_gemma4(seed=57, width=256, heads=4, layers=6, ple=32):
+    """tiny-gemma4.gguf: Gemma 4's block (E2B-like): sliding layers with 64-wide heads and 2 KV heads,
+    global layers with 128-wide heads, 1 KV head and "proportional" RoPE (rope_freqs: 16 of 64 pairs
+    rotated, the rest divided by 1e30); V RMS-normalized without a weight; attention scale 1; the last
+    2 layers reuse the KV of layers 2 (sliding) and 3 (global) and have a double-wide FFN; per-layer
+    embeddings of 32 per layer; layer output scales; final logit soft-capping."""
+    rng = np.random.default_rng(seed)
+    tokens, ttypes, merges = vocabulary()
+    n_vocab = len(tokens)
+    path = os.path.join(OUT, "tiny-gemma4.gguf")
+    swa = [True, False, True, False, True, False]
+    hk_swa, hk_full, kv_swa, kv_full = 64, 128, 2, 1
+    ff = [512, 512, 512, 512, 1024, 1024]
+    w = gguf.GGUFWriter(path, "gemma4")
+    w.add_name("tiny-random-gemma4")
+    w.add_description("random weights, written by scripts/make-tiny-models.py --archs gemma4")
+    w.add_context_length(4096)
+    add_shape(w, width, layers, ff, heads, [kv_swa if s else kv_full for s in swa])
+    w.add_key_length(hk_full)
+    w.add_value_length(hk_full)
+    w.add_key_length_swa(hk_swa)
+    w.add_value_length_swa(hk_swa)
+    w.add_rope_dimension_count(hk_full)
+    w.add_rope_dimension_count_swa(hk_swa)
+    w.add_rope_freq_base(20000.0)
+    w.add_rope_freq_base_swa(5000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_sliding_window(8)
+    w.add_sliding_window_pattern(swa)
+    w.add_shared_kv_layers(2)
+    w.add_embedding_length_per_layer_input(ple)
+    w.add_final_logit_softcapping(30.0)
+    add_vocabulary(w, tokens, ttypes, merges)
+    w.add_eos_token_id(tokens.index("<|im_end|>"))
+    w.add_bos_token_id(tokens.index("<|endoftext|>"))
+    w.add_add_bos_token(False)
+    add_weight(w, rng, "token_embd.weight", n_vocab, width, T.Q8_0, 0.1)
+    add_weight(w, rng, "per_layer_token_embd.weight", n_vocab, ple * layers, T.Q8_0, 1.0)
+    add_weight(w, rng, "per_layer_model_proj.weight", ple * layers, width, T.F16, 0.08)
+    add_vector(w, rng, "per_layer_proj_norm.weight", ple, 1.0, 0.1)
+    w.add_tensor("rope_freqs.weight", np.array([1.0] * 16 + [1e30] * 48, dtype=np.float32))
+    for i in range(layers):
+        p = f"blk.{i}."
+        hk, kv = (hk_swa, kv_swa) if swa[i] else (hk_full, kv_full)
+        add_vector(w, rng, p + "attn_norm.weight", width, 1.0, 0.1)
+        add_weight(w, rng, p + "attn_q.weight", heads * hk, width, T.Q4_K, 0.08)
+        add_vector(w, rng, p + "attn_q_norm.weight", hk, 1.0, 0.1)
+        if i < layers - 2:
+            add_weight(w, rng, p + "attn_k.weight", kv * hk, width, T.Q8_0, 0.08)
+            add_weight(w, rng, p + "attn_v.weight", kv * hk, width, T.Q6_K, 0.08)
+            add_vector(w, rng, p + "attn_k_norm.weight", hk, 1.0, 0.1)
+        add_weight(w, rng, p + "attn_output.weight", width, heads * hk, T.Q5_K, 0.08)
+        add_vector(w, rng, p + "post_attention_norm.weight", width, 1.0, 0.1)
+        add_vector(w, rng, p + "ffn_norm.weight", width, 1.0, 0.1)
+        # gate and up not in random K-quant blocks (their fixed scales saturate GELU and make the block
+        # chaotic, as for smollm3); q, output and down are followed by norms, so any scale does.
+        add_weight(w, rng, p + "ffn_gate.weight", ff[i], width, T.Q5_0, 0.08)
+        add_weight(w, rng, p + "ffn_up.weight", ff[i], width, T.Q8_0, 0.08)
+        add_weight(w, rng, p + "ffn_down.weight", width, ff[i], T.Q6_K, 0.08)
+        add_vector(w, rng, p + "post_ffw_norm.weight", width, 1.0, 0.1)
+        add_weight(w, rng, p + "inp_gate.weight", ple, width, T.Q8_0, 0.08)
+        add_weight(w, rng, p + "proj.weight", width, ple, T.F16, 0.08)
+        add_vector(w, rng, p + "post_norm.weight", width, 1.0, 0.1)
+        w.add_tensor(p + "layer_output_scale.weight", np.array([rng.uniform(0.5, 1.0)], dtype=np.float32))
+    # An untied head: tied to these random embeddings, the residual's copy of the input token wins.
+    finish(w, rng, path, n_vocab, width, {"output": T.Q6_K})
+
+
+def archs(only):
+    """Writes tiny-<arch>.gguf for each architecture, or only those named in `only` when it is not empty."""
+    def write_arch_if(arch, *args, **kwargs):
+        if not only or arch in only:
+            write_arch(arch, *args, **kwargs)
+
     def gemma2(w):
         w.add_sliding_window(8)                 # even layers slide over 8 positions
         w.add_attn_logit_softcapping(5.0)       # small enough that the tiny model's scores feel it
         w.add_final_logit_softcapping(60.0)
-    write_arch("gemma2", 50, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q5_0, "o": T.Q6_K, "gate": T.Q4_K,
-                              "up": T.Q4_K, "down": T.Q6_K, "output": None}, gemma2)
+    write_arch_if("gemma2", 50, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q5_0, "o": T.Q6_K, "gate": T.Q4_K,
+                                 "up": T.Q4_K, "down": T.Q6_K, "output": None}, gemma2)
 
     def granite(w):
         w.add_embedding_scale(12.0)
         w.add_residual_scale(0.22)
         w.add_attention_scale(0.1)              # instead of 1/sqrt(64) = 0.125
         w.add_logit_scale(8.0)
-    write_arch("granite", 51, {"embd": T.F16, "q": T.Q8_0, "k": T.Q4_0, "v": T.Q8_0, "o": T.Q5_1, "gate": T.Q4_K,
-                               "up": T.Q5_K, "down": T.Q6_K, "output": None}, granite)
+    write_arch_if("granite", 51, {"embd": T.F16, "q": T.Q8_0, "k": T.Q4_0, "v": T.Q8_0, "o": T.Q5_1, "gate": T.Q4_K,
+                                  "up": T.Q5_K, "down": T.Q6_K, "output": None}, granite)
 
     def olmo2(w):
         w.add_sliding_window(8)                 # OLMo 3 style: layers 0-2 slide, layer 3 is global
         w.add_rope_freq_base_swa(5000.0)
-    write_arch("olmo2", 52, {"embd": T.Q8_0, "q": T.Q5_K, "k": T.Q8_0, "v": T.Q4_1, "o": T.Q8_0, "gate": T.Q3_K,
-                             "up": T.Q4_K, "down": T.Q6_K, "output": T.Q8_0}, olmo2)
+    write_arch_if("olmo2", 52, {"embd": T.Q8_0, "q": T.Q5_K, "k": T.Q8_0, "v": T.Q4_1, "o": T.Q8_0, "gate": T.Q3_K,
+                                "up": T.Q4_K, "down": T.Q6_K, "output": T.Q8_0}, olmo2)
 
     def smollm3(w):
         pass                                    # layer 3 has no RoPE by the architecture itself
     # Its gate and up are not random K-quant blocks: their fixed scales gave FFN gains that made this
     # 4-layer block without post norms chaotic (a 0.008 difference in one attention output grew to 92
     # in the residual two layers later, so the float-activation prefill left llama.cpp by 19 on one logit).
-    write_arch("smollm3", 53, {"embd": T.Q8_0, "q": T.Q8_0, "k": T.Q8_0, "v": T.Q6_K, "o": T.Q4_K, "gate": T.Q5_0,
-                               "up": T.Q8_0, "down": T.Q4_K, "output": T.Q6_K}, smollm3)
+    write_arch_if("smollm3", 53, {"embd": T.Q8_0, "q": T.Q8_0, "k": T.Q8_0, "v": T.Q6_K, "o": T.Q4_K, "gate": T.Q5_0,
+                                  "up": T.Q8_0, "down": T.Q4_K, "output": T.Q6_K}, smollm3)
 
     def phi3(w):
         w.add_rope_dimension_count(48)          # partial rotary: 48 of the 64 head dimensions
@@ -360,17 +442,26 @@ def archs():
         w.add_expert_count(8)
         w.add_expert_used_count(2)
         w.add_expert_feed_forward_length(128)
-    write_arch("qwen3moe", 55, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q5_1, "o": T.Q6_K,
-                                "ffn_gate_exps": T.Q8_0, "ffn_up_exps": T.Q4_0, "ffn_down_exps": T.Q8_0,
-                                "output": T.Q6_K}, qwen3moe)
+    write_arch_if("qwen3moe", 55, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q5_1, "o": T.Q6_K,
+                                   "ffn_gate_exps": T.Q8_0, "ffn_up_exps": T.Q4_0, "ffn_down_exps": T.Q8_0,
+                                   "output": T.Q6_K}, qwen3moe)
 
-    write_arch("phi3", 54, {"embd": T.Q8_0, "q": T.Q5_K, "o": T.Q8_0, "up": T.Q4_K, "down": T.Q6_K,
-                            "output": T.Q6_K}, phi3)
+    def lfm2(w):
+        w.add_shortconv_l_cache(3)
+    # Layers 0, 1 and 3 are short convolutions, 2 and 4 attention (head_count_kv 0 marks a convolution).
+    write_arch_if("lfm2", 56, {"embd": T.Q8_0, "q": T.Q4_K, "k": T.Q8_0, "v": T.Q6_K, "o": T.Q5_K, "gate": T.Q4_K,
+                               "up": T.Q8_0, "down": T.Q6_K, "output": None}, lfm2, layers=5, kv_heads=[0, 0, 2, 0, 2])
+
+    if not only or "gemma4" in only:
+        write_gemma4()
+
+    write_arch_if("phi3", 54, {"embd": T.Q8_0, "q": T.Q5_K, "o": T.Q8_0, "up": T.Q4_K, "down": T.Q6_K,
+                               "output": T.Q6_K}, phi3)
 
 
 def main():
     if "--archs" in sys.argv[1:]:
-        archs()
+        archs([a for a in sys.argv[1:] if not a.startswith("--")])
         return
     if "--families" in sys.argv[1:]:
         families()

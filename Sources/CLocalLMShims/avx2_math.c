@@ -43,6 +43,24 @@ TARGET float locallm_avx2_dot_vec(const float *x, const float *y, long count) {
     return (float)sum;
 }
 
+TARGET float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+#define LOAD_HALVES(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+    long i = 0;
+    for (; i + 32 <= count; i += 32) {
+        a0 = _mm256_fmadd_ps(LOAD_HALVES(x + i), LOAD_HALVES(y + i), a0);
+        a1 = _mm256_fmadd_ps(LOAD_HALVES(x + i + 8), LOAD_HALVES(y + i + 8), a1);
+        a2 = _mm256_fmadd_ps(LOAD_HALVES(x + i + 16), LOAD_HALVES(y + i + 16), a2);
+        a3 = _mm256_fmadd_ps(LOAD_HALVES(x + i + 24), LOAD_HALVES(y + i + 24), a3);
+    }
+#undef LOAD_HALVES
+    float v[8];
+    _mm256_storeu_ps(v, _mm256_add_ps(_mm256_add_ps(a0, a2), _mm256_add_ps(a1, a3)));
+    double sum = (double)reduce4x8_lanes(v);
+    for (; i < count; i++) sum += (double)(_cvtsh_ss(x[i]) * _cvtsh_ss(y[i]));
+    return (float)sum;
+}
+
 TARGET float locallm_avx2_dot_tiled(const float *x, const float *y, long count) {
     __m256 a = _mm256_setzero_ps();
     for (long i = 0; i + 8 <= count; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a);
@@ -143,6 +161,7 @@ TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1,
 #else
 float locallm_avx2_dot_vec(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
 float locallm_avx2_dot_tiled(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
+float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count) { (void)x; (void)y; (void)count; return 0; }
 void locallm_avx2_exp_shifted(float *row, long count, float shift) { (void)row; (void)count; (void)shift; }
 void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count) {
     (void)gate; (void)up; (void)out; (void)count;

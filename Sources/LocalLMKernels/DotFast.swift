@@ -310,10 +310,11 @@ package enum DotFast {
         return sum
     }
 
-    /// F16 weights · F16-rounded activations (`a.blocks` holds the F16 row), accumulated in float.
+    /// F16 weights · F16-rounded activations (`a.blocks` holds the F16 row), in ggml_vec_dot_f16's order
+    /// (what llama.cpp uses for one row of activations; it multiplies batches with tinyBLAS).
     @inline(__always)
     package static func f16(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ n: Int) -> Float {
-        Kernels.dotF16(w.assumingMemoryBound(to: UInt16.self), UnsafePointer(a.blocks.assumingMemoryBound(to: UInt16.self)), count: n)
+        GGMLRows.dotF16(w.assumingMemoryBound(to: UInt16.self), UnsafePointer(a.blocks.assumingMemoryBound(to: UInt16.self)), count: n)
     }
 
     /// IQ4_NL in the order of ggml's AVX2 kernel (`locallm_avx2_rows_iq4_nl`): 8 int32 lanes per block

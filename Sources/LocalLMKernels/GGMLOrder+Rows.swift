@@ -13,6 +13,20 @@ package enum GGMLRows {
         return GGMLOrder.dotVec(x, y, count: count)
     }
 
+    /// ggml_vec_dot_f16 on F16 rows (bit patterns): ``GGMLOrder/dotVec(_:_:count:)`` of their values.
+    package static func dotF16(_ x: UnsafePointer<UInt16>, _ y: UnsafePointer<UInt16>, count: Int) -> Float {
+        if CPUFeatures.avx2FMAF16C { return locallm_avx2_dot_f16(x, y, count) }
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * max(count, 1)) { buffer -> Float in
+            guard let a = buffer.baseAddress else { return 0 }
+            let b = a + count
+            for i in 0..<count {
+                a[i] = halfToFloat(x[i])
+                b[i] = halfToFloat(y[i])
+            }
+            return GGMLOrder.dotVec(a, b, count: count)
+        }
+    }
+
     /// ``GGMLOrder/dotTiled(_:_:count:)``.
     @inline(__always)
     package static func dotTiled(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, count: Int) -> Float {

@@ -15,7 +15,7 @@ import Testing
 
     @Test func unknownArchitectureIsNamed() throws {
         let f = try Self.file([("general.architecture", .string("mamba"))])
-        #expect(throws: RuntimeError.unknownArchitecture("mamba", supported: ["llama", "gemma3", "qwen2", "qwen3", "gemma2", "phi3", "granite", "olmo2", "smollm3", "qwen3moe"])) {
+        #expect(throws: RuntimeError.unknownArchitecture("mamba", supported: ["llama", "gemma3", "qwen2", "qwen3", "gemma2", "phi3", "granite", "olmo2", "smollm3", "qwen3moe", "lfm2", "gemma4"])) {
             try TransformerModel(file: f)
         }
     }
@@ -102,7 +102,7 @@ import Testing
         #expect(c.ropeOriginalContextLength == 4096 && c.ropePairing == .neox)
         #expect(model.weights.fusedRows == 2 * 512)
         #expect(model.weights.layers.allSatisfy {
-            if case .fused = $0.qkv, case .dense(.fused, _) = $0.ffn { true } else { false }
+            if case .attention(let a) = $0.mixer, case .fused = a.qkv, case .dense(.fused, _) = $0.ffn { true } else { false }
         })
         // Short factors up to the original context, long ones past it (as llama.cpp picks by n_ctx).
         let short = model.weights.ropeFactors(contextSize: 4096, configuration: c)
@@ -123,6 +123,62 @@ import Testing
         #expect(moe.gate.count == 8 && moe.down.count == 8)
         for e in 1..<8 {
             #expect(moe.up[e].matrix.data == moe.up[e - 1].matrix.data + moe.up[e - 1].matrix.byteCount)
+        }
+    }
+
+    @Test func lfm2ReadsItsConvolutionLayers() throws {
+        let model = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-lfm2.gguf"))
+        let c = model.configuration
+        #expect(c.convolutionLayers == [true, true, false, true, false] && c.convolutionLength == 3)
+        #expect(c.kvHeadCount == 2 && c.hasQKNorm && c.ropePairing == .neox && c.slidingWindow == nil)
+        for (l, layer) in model.weights.layers.enumerated() {
+            switch layer.mixer {
+            case .shortConvolution(let conv):
+                #expect(c.isConvolution(l) && conv.taps.count == 3 * 256 && conv.inputProjection.matrix.rows == 3 * 256)
+            case .attention:
+                #expect(!c.isConvolution(l))
+            }
+        }
+    }
+
+    @Test func gemma4ReadsItsPerKindShapesAndSharedCache() throws {
+        let model = try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-gemma4.gguf"))
+        let c = model.configuration
+        #expect(c.slidingLayers == [true, false, true, false, true, false] && c.slidingWindow == 8)
+        #expect(c.keyLength == 128 && c.kvHeadCount == 1 && c.ropeDimensions == 128 && c.ropeBase == 20000)
+        #expect(c.slidingAttention == .init(kvHeads: 2, keyLength: 64, valueLength: 64, ropeDimensions: 64))
+        #expect(c.ropeBaseSliding == 5000 && !c.ropeFactorsOnSlidingLayers && c.attentionScale == 1)
+        #expect(c.keyValueSources == [0, 1, 2, 3, 2, 3])
+        #expect(c.feedForwardLengths == [512, 512, 512, 512, 1024, 1024] && c.feedForwardLength == 1024)
+        #expect(c.perLayerEmbeddingLength == 32 && c.normalizesValues && c.finalLogitSoftcap == 30)
+        #expect(model.weights.ropeFactorsShort?.count == 64)
+        for (l, layer) in model.weights.layers.enumerated() {
+            guard case .attention(let a) = layer.mixer else { Issue.record("layer \(l) has no attention"); continue }
+            if case .queryOnly = a.qkv { #expect(l >= 4 && a.keyNorm == nil) } else { #expect(l < 4) }
+            #expect(layer.outputScale != nil && layer.perLayerGate != nil)
+        }
+        // Layers 4 and 5 keep no cache: 2 sliding layers (2 heads × 64) and 2 global (1 × 128), K and V, F16.
+        let sequence = try model.makeSequence(contextSize: 16)
+        #expect(sequence.cache.byteCount == 16 * 2 * 2 * (2 * 128 + 2 * 128))
+    }
+
+    /// `attention.head_count_kv` 0 for a layer is lfm2's convolution marker; elsewhere it is an error
+    /// naming the key, as are per-layer KV head counts that differ.
+    @Test func layersWithoutAttentionOnlyInLFM2() throws {
+        let base: [(String, GGUFWriter.Value)] = [
+            ("general.architecture", .string("llama")), ("llama.embedding_length", .uint32(32)),
+            ("llama.block_count", .uint32(2)), ("llama.attention.head_count", .uint32(4)),
+            ("llama.feed_forward_length", .uint32(64)), ("llama.attention.layer_norm_rms_epsilon", .float32(1e-5)),
+        ]
+        let zero = try Self.file(base + [("llama.attention.head_count_kv", .array(.uint32, [.uint32(0), .uint32(2)]))])
+        #expect(throws: RuntimeError.invalidValue(key: "llama.attention.head_count_kv",
+                                                  reason: "layer 0 has no KV heads, which llama does not support")) {
+            try TransformerModel(file: zero)
+        }
+        let mixed = try Self.file(base + [("llama.attention.head_count_kv", .array(.uint32, [.uint32(4), .uint32(2)]))])
+        #expect(throws: RuntimeError.invalidValue(key: "llama.attention.head_count_kv",
+                                                  reason: "different KV head counts per layer ([2, 4]) are not supported")) {
+            try TransformerModel(file: mixed)
         }
     }
 

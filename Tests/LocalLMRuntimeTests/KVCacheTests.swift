@@ -4,8 +4,10 @@ import LocalLMTestSupport
 import Testing
 
 @Suite struct KVCacheTests {
-    static func model() throws -> TransformerModel {
-        try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-qwen3.gguf"), threadCount: 2)
+    /// tiny qwen3 (attention layers) and tiny lfm2 (short-convolution layers between attention layers,
+    /// whose convolution state is rolled back and copied with the cache).
+    static func model(_ name: String = "qwen3") throws -> TransformerModel {
+        try TransformerModel(contentsOf: Fixtures.url("runtime/tiny-\(name).gguf"), threadCount: 2)
     }
 
     static func close(_ a: [Float], _ b: [Float], tolerance: Float = 1e-2) -> Bool {
@@ -30,8 +32,9 @@ import Testing
     }
 
     /// A later turn reuses the cached prefix: truncating and continuing gives the logits of a fresh run.
-    @Test func truncateThenContinueMatchesAFreshRun() throws {
-        let model = try Self.model()
+    @Test(arguments: ["qwen3", "lfm2"])
+    func truncateThenContinueMatchesAFreshRun(_ name: String) throws {
+        let model = try Self.model(name)
         let sequence = try model.makeSequence(contextSize: 64)
         try sequence.evaluate([10, 20, 30, 40, 50, 60])
         try sequence.truncate(to: 3)
@@ -42,8 +45,9 @@ import Testing
         #expect(throws: RuntimeError.invalidPrefix(length: 9, cached: 5)) { try sequence.truncate(to: 9) }
     }
 
-    @Test func copiedPrefixContinuesLikeTheOriginal() throws {
-        let model = try Self.model()
+    @Test(arguments: ["qwen3", "lfm2"])
+    func copiedPrefixContinuesLikeTheOriginal(_ name: String) throws {
+        let model = try Self.model(name)
         let original = try model.makeSequence(contextSize: 64)
         try original.evaluate([5, 6, 7, 8])
         let fork = try original.copyPrefix(4)
@@ -57,8 +61,9 @@ import Testing
     }
 
     /// One token at a time (decode) and one batch (prefill) agree.
-    @Test func decodeMatchesPrefill() throws {
-        let model = try Self.model()
+    @Test(arguments: ["qwen3", "lfm2"])
+    func decodeMatchesPrefill(_ name: String) throws {
+        let model = try Self.model(name)
         let ids = [3, 1, 4, 1, 5, 9, 2, 6]
         let batch = try model.makeSequence(contextSize: 16).evaluate(ids)
         let stepwise = try model.makeSequence(contextSize: 16, batchSize: 1).evaluate(ids)
@@ -101,6 +106,24 @@ import Testing
         #expect(Self.close(f16, f32, tolerance: 1))
         let seq = try model.makeSequence(contextSize: 16, cacheType: .f16)
         #expect(seq.cache.byteCount == 2 * 16 * 2 * (2 * 48 + 2 * 48))
+    }
+
+    /// lfm2: attention layers keep F16 keys and values, convolution layers an F32 input row per position.
+    @Test func convolutionLayersKeepTheirInputRows() throws {
+        let model = try Self.model("lfm2")
+        let seq = try model.makeSequence(contextSize: 16, cacheType: .f16)
+        // 2 attention layers × 16 positions × (K + V of 2 heads × 64) × 2 bytes + 3 convolution layers × 16 × 256 × 4
+        #expect(seq.cache.byteCount == 2 * 16 * (2 * 128) * 2 + 3 * 16 * 256 * 4)
+        // Truncating into the middle of a prompt restores the convolution state of that position exactly:
+        // the continued logits equal a fresh run's bit for bit (same batch shapes: one token at a time).
+        let ids = [12, 40, 7, 99, 3, 150, 61]
+        let stepwise = try model.makeSequence(contextSize: 16, batchSize: 1)
+        for id in ids { try stepwise.append(id) }
+        try stepwise.truncate(to: 2)
+        try stepwise.append(99)
+        let fresh = try model.makeSequence(contextSize: 16, batchSize: 1)
+        for id in [12, 40, 99] { try fresh.append(id) }
+        #expect(stepwise.lastLogits == fresh.lastLogits)
     }
 
     /// Concurrent sequences on one model give the same logits as one at a time.

@@ -6,7 +6,7 @@ public struct RuntimeGoldens: Decodable, Sendable {
     /// IQ4_XS; gemma2 … qwen3moe are one per further architecture, from `make-tiny-models.py --archs`) and
     /// three real ones.
     public static let models = ["qwen2", "qwen3", "qwen2-iq4", "gemma2", "granite", "olmo2", "smollm3", "phi3",
-                                "qwen3moe", "smollm2", "gemma3", "qwen05"]
+                                "qwen3moe", "lfm2", "smollm2", "gemma3", "qwen05"]
 
     /// Prompts each golden set holds at least: 20, and 12 for Qwen2.5-Coder-0.5B (24 layers; its
     /// exact-arithmetic prefill is the slowest of the suite).

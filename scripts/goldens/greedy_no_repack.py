@@ -28,7 +28,7 @@ FILES = {"smollm2": os.path.join(MODELS, "SmolLM2-135M-Instruct.Q4_1.gguf"),
          "qwen05": os.path.join(MODELS, "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
          "qwen2": os.path.join(OUT, "tiny-qwen2.gguf"), "qwen3": os.path.join(OUT, "tiny-qwen3.gguf"),
          "qwen2-iq4": os.path.join(OUT, "tiny-qwen2-iq4.gguf"),
-         **{a: os.path.join(OUT, f"tiny-{a}.gguf") for a in ["gemma2", "granite", "olmo2", "smollm3", "phi3", "qwen3moe"]}}
+         **{a: os.path.join(OUT, f"tiny-{a}.gguf") for a in ["gemma2", "granite", "olmo2", "smollm3", "phi3", "qwen3moe", "lfm2", "gemma4"]}}
 
 
 @L.llama_log_callback

@@ -10,7 +10,7 @@ and each of its prompts, asks /work/shared/reference/ref.py (llama.cpp via llama
     dominant terms, without storing whole vocabulary rows),
   * the 64 greedy tokens generated after the prompt (stopping early at end-of-generation).
 
-  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3|qwen2-iq4|gemma2|granite|olmo2|smollm3|phi3 ...]
+  python3 scripts/goldens/runtime_goldens.py [smollm2|gemma3|qwen05|qwen2|qwen3|qwen2-iq4|gemma2|granite|olmo2|smollm3|phi3|qwen3moe|lfm2|gemma4 ...]
 
 Writes Tests/Fixtures/runtime/<model>_goldens.json. Needs ../shared/reference/setup.sh done first and
 the models from scripts/fetch-models.sh. The tests read only the JSON files.
@@ -100,7 +100,7 @@ def main():
         "qwen2-iq4": (os.path.join(OUT, "tiny-qwen2-iq4.gguf"), random_ids(40, 266, 20)),
     }
     # the other architectures' tiny files (scripts/make-tiny-models.py --archs)
-    for seed, arch in enumerate(["gemma2", "granite", "olmo2", "smollm3", "phi3", "qwen3moe"]):
+    for seed, arch in enumerate(["gemma2", "granite", "olmo2", "smollm3", "phi3", "qwen3moe", "lfm2", "gemma4"]):
         specs[arch] = (os.path.join(OUT, f"tiny-{arch}.gguf"), random_ids(50 + seed, 266, 20))
     for name in which:
         path, prompts = specs[name]

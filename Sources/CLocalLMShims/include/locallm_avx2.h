@@ -78,6 +78,9 @@ void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const locallm_act
 /// reduced as GGML_F32x8_REDUCE, the remainder one product at a time in double (`GGMLOrder.dotVec`).
 float locallm_avx2_dot_vec(const float *x, const float *y, long count);
 
+/// ggml_vec_dot_f16 itself: `locallm_avx2_dot_vec`'s order over F16 operands (bit patterns).
+float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count);
+
 /// tinyBLAS's dot (ggml's batched F16/F32 products): one 8-lane FMA accumulator over steps of 8, then
 /// hsum_float_8's order (`GGMLOrder.dotTiled`). `count` must be a multiple of 8.
 float locallm_avx2_dot_tiled(const float *x, const float *y, long count);

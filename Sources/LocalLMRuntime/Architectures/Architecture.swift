@@ -23,6 +23,8 @@ enum ArchitectureRegistry {
         OLMo2Architecture.self,
         SmolLM3Architecture.self,
         Qwen3MoEArchitecture.self,
+        LFM2Architecture.self,
+        Gemma4Architecture.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

@@ -73,13 +73,43 @@ struct ModelMetadata {
         return value
     }
 
-    /// The attention shape common to every architecture: heads, KV heads (dividing heads), head sizes.
-    func attentionShape(width: Int) throws(RuntimeError) -> (heads: Int, kvHeads: Int, keyLength: Int, valueLength: Int) {
+    /// An integer key given once for all layers or as an array of one value per layer (llama.cpp's
+    /// `get_key_or_arr`); nil when absent. Each value is in 0...`limit`.
+    func perLayerInts(_ suffix: String, layers: Int, limit: Int) throws(RuntimeError) -> [Int]? {
+        let name = key(suffix)
+        let values: [Int]
+        switch metadata[name] {
+        case nil: return nil
+        case .array(let array)?:
+            guard array.count == layers, let ints = try? array.ints() else {
+                throw .invalidValue(key: name, reason: "expected an integer or an array of \(layers) integers")
+            }
+            values = ints
+        case let scalar?:
+            guard let value = scalar.intValue else {
+                throw .invalidValue(key: name, reason: "expected an integer, found \(scalar.type)")
+            }
+            values = Array(repeating: value, count: layers)
+        }
+        if let bad = values.first(where: { $0 < 0 || $0 > limit }) {
+            throw .invalidValue(key: name, reason: "\(bad) is not in 0...\(limit)")
+        }
+        return values
+    }
+
+    /// The attention shape common to every architecture: heads, KV heads per layer (each dividing
+    /// heads; `attention.head_count_kv` may be an array, with 0 for a layer without attention), head sizes.
+    func attentionShape(width: Int, layers: Int)
+        throws(RuntimeError) -> (heads: Int, kvHeads: [Int], keyLength: Int, valueLength: Int) {
         let heads = try positiveInt("attention.head_count", limit: 4096)
-        let kvHeads = try optionalPositiveInt("attention.head_count_kv", limit: 4096) ?? heads
-        guard heads % kvHeads == 0 else {
+        let kvHeads = try perLayerInts("attention.head_count_kv", layers: layers, limit: 4096)
+            ?? Array(repeating: heads, count: layers)
+        guard kvHeads.contains(where: { $0 > 0 }) else {
+            throw .invalidValue(key: key("attention.head_count_kv"), reason: "no layer has attention")
+        }
+        if let bad = kvHeads.first(where: { $0 > 0 && heads % $0 != 0 }) {
             throw .invalidValue(key: key("attention.head_count_kv"),
-                                reason: "\(kvHeads) KV heads do not divide \(heads) heads")
+                                reason: "\(bad) KV heads do not divide \(heads) heads")
         }
         let defaultHead = width / heads
         let keyLength = try optionalPositiveInt("attention.key_length", limit: 4096) ?? defaultHead
@@ -110,11 +140,32 @@ struct ModelMetadata {
     /// The description of a llama-style decoder from the keys every such architecture has: RMSNorm
     /// before attention and FFN, SwiGLU, grouped-query attention, RoPE with `pairing`, no biases. Each
     /// architecture file starts from this and changes what its family changes.
+    ///
+    /// Layers without attention (`attention.head_count_kv` 0) are an error naming the key unless
+    /// `convolutionLayers` (lfm2), which makes them ``TransformerConfiguration/convolutionLayers``;
+    /// so are KV head counts that differ between layers, unless `variableKVHeads` (the architecture
+    /// then sorts them out; ``TransformerConfiguration/kvHeadCount`` is the largest). A per-layer
+    /// `feed_forward_length` array gives ``TransformerConfiguration/feedForwardLengths``.
     func standardConfiguration(vocabularySize: Int, ropePairing: TransformerConfiguration.RoPEPairing,
-                               defaultContextLength: Int) throws(RuntimeError) -> TransformerConfiguration {
+                               defaultContextLength: Int, convolutionLayers: Bool = false,
+                               variableKVHeads: Bool = false) throws(RuntimeError) -> TransformerConfiguration {
         let width = try positiveInt("embedding_length")
         let layers = try positiveInt("block_count", limit: 4096)
-        let attention = try attentionShape(width: width)
+        let attention = try attentionShape(width: width, layers: layers)
+        if !convolutionLayers, let layer = attention.kvHeads.firstIndex(of: 0) {
+            throw .invalidValue(key: key("attention.head_count_kv"),
+                                reason: "layer \(layer) has no KV heads, which \(architecture) does not support")
+        }
+        let counts = Set(attention.kvHeads.filter { $0 > 0 })
+        if counts.count > 1 && !variableKVHeads {
+            throw .invalidValue(key: key("attention.head_count_kv"),
+                                reason: "different KV head counts per layer (\(counts.sorted())) are not supported")
+        }
+        let feedForward = try perLayerInts("feed_forward_length", layers: layers, limit: 1 << 24) ?? []
+        guard let largestFeedForward = feedForward.max(), !feedForward.contains(0) else {
+            throw feedForward.isEmpty ? .missingKey(key("feed_forward_length"))
+                : .invalidValue(key: key("feed_forward_length"), reason: "0 is not in 1...\(1 << 24)")
+        }
         let ropeBase = try optionalPositiveFloat("rope.freq_base") ?? 10000
         let ropeDimensions = try optionalPositiveInt("rope.dimension_count", limit: 4096) ?? attention.keyLength
         guard ropeDimensions <= attention.keyLength, ropeDimensions % 2 == 0 else {
@@ -127,10 +178,10 @@ struct ModelMetadata {
             width: width,
             layerCount: layers,
             headCount: attention.heads,
-            kvHeadCount: attention.kvHeads,
+            kvHeadCount: counts.max() ?? 1,
             keyLength: attention.keyLength,
             valueLength: attention.valueLength,
-            feedForwardLength: try positiveInt("feed_forward_length"),
+            feedForwardLength: largestFeedForward,
             vocabularySize: vocabularySize,
             trainedContextLength: context,
             rmsEpsilon: try positiveFloat("attention.layer_norm_rms_epsilon"),
@@ -148,6 +199,8 @@ struct ModelMetadata {
             hasPostNorms: false,
             activation: .silu
         )
+        if convolutionLayers { c.convolutionLayers = attention.kvHeads.map { $0 == 0 } }
+        if Set(feedForward).count > 1 { c.feedForwardLengths = feedForward }
         c.ropeAttentionFactor = try optionalPositiveFloat("rope.scaling.attn_factor") ?? 1
         c.ropeOriginalContextLength = try optionalPositiveInt("rope.scaling.original_context_length", limit: 1 << 30)
             ?? context

@@ -106,6 +106,70 @@ public struct TransformerConfiguration: Sendable, Equatable {
     /// Multiplies the experts' weights (`expert_weights_scale`), when set.
     public var expertWeightsScale: Float?
 
+    /// Per layer: whether it is a gated short-convolution block (lfm2: the layers whose
+    /// `attention.head_count_kv` is 0) instead of attention. Empty means none.
+    public var convolutionLayers: [Bool] = []
+    /// Taps of the short convolution (`shortconv.l_cache`): each position's output mixes its own input
+    /// and the `convolutionLength − 1` before it.
+    public var convolutionLength: Int = 0
+    /// The final norm's tensor (lfm2 names it `token_embd_norm.weight`).
+    public var outputNormTensor = "output_norm.weight"
+
+    /// The attention shape of sliding-window layers where it differs from the global layers' (gemma4:
+    /// `attention.key_length_swa`, `rope.dimension_count_swa`, per-layer `attention.head_count_kv`).
+    public var slidingAttention: AttentionShape?
+    /// Per layer, the FFN width where layers differ (gemma4's double-wide FFN in its KV-sharing layers);
+    /// ``feedForwardLength`` is then the largest. Empty means every layer has ``feedForwardLength``.
+    public var feedForwardLengths: [Int] = []
+    /// Per layer, the layer whose keys and values it attends to: itself, or for gemma4's last
+    /// `attention.shared_kv_layers` layers the last earlier layer of the same kind (sliding or global).
+    /// Empty means every layer its own.
+    public var keyValueSources: [Int] = []
+    /// RMSNorm of each value head without a weight, before the cache (gemma4).
+    public var normalizesValues = false
+    /// Width of the per-layer token embeddings (gemma4 `embedding_length_per_layer_input`); 0 for none.
+    public var perLayerEmbeddingLength = 0
+    /// Whether the RoPE frequency factors also divide sliding layers' frequencies (gemma4 applies its
+    /// `rope_freqs` only to global layers).
+    public var ropeFactorsOnSlidingLayers = true
+
+    /// The shape of one layer's attention heads.
+    public struct AttentionShape: Sendable, Equatable {
+        public var kvHeads: Int
+        public var keyLength: Int
+        public var valueLength: Int
+        public var ropeDimensions: Int
+    }
+
+    private func shape(_ layer: Int) -> AttentionShape {
+        if isSliding(layer), let slidingAttention { return slidingAttention }
+        return AttentionShape(kvHeads: kvHeadCount, keyLength: keyLength, valueLength: valueLength,
+                              ropeDimensions: ropeDimensions)
+    }
+
+    public func kvHeads(_ layer: Int) -> Int { shape(layer).kvHeads }
+    public func keyLength(_ layer: Int) -> Int { shape(layer).keyLength }
+    public func valueLength(_ layer: Int) -> Int { shape(layer).valueLength }
+    public func ropeDimensions(_ layer: Int) -> Int { shape(layer).ropeDimensions }
+    public func feedForwardLength(_ layer: Int) -> Int {
+        layer < feedForwardLengths.count ? feedForwardLengths[layer] : feedForwardLength
+    }
+    /// The layer whose cached keys and values layer `layer` reads.
+    public func keyValueSource(_ layer: Int) -> Int {
+        layer < keyValueSources.count ? keyValueSources[layer] : layer
+    }
+
+    /// The largest per-layer sizes, for buffers shared by every layer.
+    var largestKVHeads: Int { max(kvHeadCount, slidingAttention?.kvHeads ?? 0) }
+    var largestKeyLength: Int { max(keyLength, slidingAttention?.keyLength ?? 0) }
+    var largestValueLength: Int { max(valueLength, slidingAttention?.valueLength ?? 0) }
+    var largestRopeDimensions: Int { max(ropeDimensions, slidingAttention?.ropeDimensions ?? 0) }
+
+    /// Whether layer `layer` is a short-convolution block rather than attention.
+    public func isConvolution(_ layer: Int) -> Bool {
+        layer < convolutionLayers.count && convolutionLayers[layer]
+    }
+
     /// The softmax scale applied to K·Q.
     public var attentionScale: Float {
         if let attentionScaleOverride { return attentionScaleOverride }

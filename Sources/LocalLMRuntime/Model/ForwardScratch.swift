@@ -45,6 +45,11 @@ final class ForwardScratch {
     /// RoPE (cos, sin) pairs `[ropeDimensions]`, for global and sliding layers.
     let ropeGlobal: UnsafeMutablePointer<Float>
     let ropeSliding: UnsafeMutablePointer<Float>
+    /// gemma4's per-layer inputs `[batch × layers × ple]`, one token's per-layer embedding row
+    /// `[layers × ple]`, and a row of ones (the weight of a norm without one) `[largest head]`.
+    let perLayerInputs: UnsafeMutablePointer<Float>
+    let perLayerToken: UnsafeMutablePointer<Float>
+    let ones: [Float]
     let contextSize: Int
     let keyLength: Int
     private var all: [UnsafeMutablePointer<Float>] = []
@@ -55,8 +60,9 @@ final class ForwardScratch {
         self.batchSize = batchSize
         self.threads = threads
         self.contextSize = contextSize
-        self.keyLength = c.keyLength
-        let maxColumns = max(c.width, c.feedForwardLength, c.headCount * c.valueLength)
+        let keyLength = c.largestKeyLength, valueLength = c.largestValueLength, kvHeads = c.largestKVHeads
+        self.keyLength = keyLength
+        let maxColumns = max(c.width, c.feedForwardLength, c.headCount * valueLength)
         var list: [UnsafeMutablePointer<Float>] = []
         // Not zero-filled: every buffer is written before it is read, and untouched pages cost no
         // memory, so a sequence that only decodes (or a large context not yet filled) stays small.
@@ -67,32 +73,37 @@ final class ForwardScratch {
         }
         x = make(batchSize * c.width)
         normed = make(batchSize * c.width)
-        q = make(batchSize * c.headCount * c.keyLength)
-        k = make(batchSize * c.kvHeadCount * c.keyLength)
-        v = make(batchSize * c.kvHeadCount * c.valueLength)
-        attention = make(batchSize * c.headCount * c.valueLength)
+        q = make(batchSize * c.headCount * keyLength)
+        k = make(batchSize * kvHeads * keyLength)
+        v = make(batchSize * kvHeads * valueLength)
+        attention = make(batchSize * c.headCount * valueLength)
         projected = make(batchSize * c.width)
-        gate = make(batchSize * c.feedForwardLength)
-        up = make(batchSize * c.feedForwardLength)
+        // Also gemma4's per-layer gate and input rows.
+        gate = make(batchSize * max(c.feedForwardLength, c.perLayerEmbeddingLength))
+        up = make(batchSize * max(c.feedForwardLength, c.perLayerEmbeddingLength))
         fused = make(batchSize * fusedRows)
         router = make(batchSize * c.expertCount)
         expertChoices = make(batchSize * c.expertsUsed * 2)
         expertInput = make(c.expertCount > 0 ? batchSize * c.width : 0)
         expertOutputs = make(batchSize * c.expertsUsed * c.width)
         rounded = make(batchSize * maxColumns)
-        attentionFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
-                                                    valueLength: c.valueLength)
+        attentionFloats = Attention.workspaceFloats(contextSize: contextSize, keyLength: keyLength,
+                                                    valueLength: valueLength)
         attentionWorkspaces = make(threads * attentionFloats)
-        decodeWorkspace = make(Attention.workspaceFloats(contextSize: contextSize, keyLength: c.keyLength,
-                                                         valueLength: c.valueLength, panelRows: c.kvHeadCount * contextSize))
-        let maxRows = max(c.width, c.feedForwardLength, c.headCount * c.keyLength, fusedRows, c.expertCount)
+        decodeWorkspace = make(Attention.workspaceFloats(contextSize: contextSize, keyLength: keyLength,
+                                                         valueLength: valueLength, panelRows: kvHeads * contextSize))
+        let ple = c.perLayerEmbeddingLength * c.layerCount
+        perLayerInputs = make(batchSize * ple)
+        perLayerToken = make(ple)
+        ones = Array(repeating: 1, count: max(keyLength, valueLength))
+        let maxRows = max(c.width, c.feedForwardLength, c.headCount * keyLength, fusedRows, c.expertCount, ple)
         // The output product needs room for its block-min correction only when it has block mins
         // (a vocabulary-sized row per logit row: 8 MB for Gemma 3, whose head is Q8_0).
         // Only products with block mins (Q4_1/Q5_1) use it; Gemma 3's layers and head have none.
         correction = make(max(layersHaveBlockMins ? batchSize * (maxColumns / 32 + maxRows) : 0,
                               outputHasBlockMins ? ForwardScratch.logitChunk * (c.width / 32 + c.vocabularySize) : 0))
-        ropeGlobal = make(c.ropeDimensions)
-        ropeSliding = make(c.ropeDimensions)
+        ropeGlobal = make(c.largestRopeDimensions)
+        ropeSliding = make(c.largestRopeDimensions)
         all = list
     }
 

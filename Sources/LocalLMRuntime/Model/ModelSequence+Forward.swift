@@ -32,11 +32,6 @@ extension ModelSequence {
         let w = model.weights
         let n = ids.count
         let width = c.width
-        let qWidth = c.headCount * c.keyLength
-        let kWidth = c.kvHeadCount * c.keyLength
-        let vWidth = c.kvHeadCount * c.valueLength
-        let aWidth = c.headCount * c.valueLength
-        let ff = c.feedForwardLength
 
         // Row t's sequence and position.
         let single: ModelSequence?, start: Int, members: [ModelSequence]
@@ -78,6 +73,62 @@ extension ModelSequence {
                                    pool: model.pool, scratch: s.kernel)
         }
 
+        /// A gated short-convolution block (lfm2) on the `n` rows of `s.normed`, into `s.projected`:
+        /// B, C, x = in_proj(input); each row's B·x is stored at its position in its sequence's cache;
+        /// out_proj(C · conv(B·x)), the convolution reading the stored rows of the `taps − 1` positions
+        /// before (zeros before position 0), summed oldest first in Float as ggml_ssm_conv sums.
+        func shortConvolution(_ conv: ShortConvolution, layer l: Int) {
+            let taps = c.convolutionLength
+            multiply(conv.inputProjection, s.normed, rows: n, s.fused)
+            trace("conv.in_proj-\(l)", s.fused, rows: n, width: 3 * width)
+            for t in 0..<n {
+                guard let history = sequence(t).cache.history(l) else { continue }
+                let row = s.fused + t * 3 * width, bx = history + position(t) * width
+                for i in 0..<width { bx[i] = row[i] * row[2 * width + i] }
+            }
+            conv.taps.withUnsafeBufferPointer { kernel in
+                for t in 0..<n {
+                    let row = s.fused + t * 3 * width, out = s.normed + t * width
+                    guard let history = sequence(t).cache.history(l) else {
+                        out.update(repeating: 0, count: width)
+                        continue
+                    }
+                    let first = position(t) - (taps - 1)
+                    for i in 0..<width {
+                        var sum: Float = 0
+                        for k in 0..<taps where first + k >= 0 {
+                            sum += history[(first + k) * width + i] * kernel[i * taps + k]
+                        }
+                        out[i] = row[width + i] * sum
+                    }
+                }
+            }
+            multiply(conv.outputProjection, s.normed, rows: n, s.projected)
+        }
+
+        /// gemma4's per-layer inputs of the `n` rows of `s.x` (the scaled embeddings) into
+        /// `s.perLayerInputs` `[n × layers × ple]`: (norm(proj(x) / sqrt(width)) + token row · sqrt(ple)) / sqrt(2),
+        /// in the order of llama.cpp's graph.
+        func perLayerInputs(rows n: Int) {
+            guard let projection = w.perLayerModelProjection, let table = w.perLayerTokenEmbedding,
+                  let norm = w.perLayerProjectionNorm else { return }
+            let ple = c.perLayerEmbeddingLength, total = ple * c.layerCount
+            let out = s.perLayerInputs
+            multiply(projection, s.x, rows: n, out)
+            let projectionScale = 1 / Float(width).squareRoot()
+            for i in 0..<(n * total) { out[i] *= projectionScale }
+            normRows(norm, out, rows: n * c.layerCount, width: ple, epsilon: c.rmsEpsilon, into: out)
+            trace("per_layer_proj", out, rows: n, width: total)
+            let tokenScale = Float(ple).squareRoot(), inputScale = 1 / Float(2).squareRoot()
+            for (t, id) in ids.enumerated() {
+                let row = s.perLayerToken
+                Kernels.dequantizeRow(table, row: id, into: row)
+                let o = out + t * total
+                for i in 0..<total { o[i] = (o[i] + row[i] * tokenScale) * inputScale }
+            }
+            trace("inp_per_layer", out, rows: n, width: total)
+        }
+
         // Embeddings (gemma scales them by sqrt(width)).
         for (t, id) in ids.enumerated() {
             let row = s.x + t * width
@@ -85,76 +136,105 @@ extension ModelSequence {
             if let scale = c.embeddingScale { for i in 0..<width { row[i] *= scale } }
         }
         trace("inp_scaled", s.x, rows: n, width: width)
+        let ple = c.perLayerEmbeddingLength
+        if ple > 0 { perLayerInputs(rows: n) }
 
         for (l, layer) in w.layers.enumerated() {
             let sliding = c.isSliding(l)
+            // This layer's shapes (gemma4's sliding and global layers differ).
+            let keyLength = c.keyLength(l), kvHeads = c.kvHeads(l)
+            let qWidth = c.headCount * keyLength
+            let kWidth = kvHeads * keyLength
+            let vWidth = kvHeads * c.valueLength(l)
+            let aWidth = c.headCount * c.valueLength(l)
+            let ff = c.feedForwardLength(l)
+            let ownsCache = c.keyValueSource(l) == l
             // Attention block.
             normRows(layer.attentionNorm, s.x, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.normed)
             trace("attn_norm-\(l)", s.normed, rows: n, width: width)
-            switch layer.qkv {
-            case .separate(let query, let key, let value):
-                if n == 1 {
-                    // Decode: the three projections of one row in one pool call.
-                    Kernels.matvec(query.matrix, s.q, key.matrix, s.k, value.matrix, s.v,
-                                   x: s.normed, pool: model.pool, scratch: s.kernel)
-                } else {
+            switch layer.mixer {
+            case .attention(let a):
+                switch a.qkv {
+                case .separate(let query, let key, let value):
+                    if n == 1 {
+                        // Decode: the three projections of one row in one pool call.
+                        Kernels.matvec(query.matrix, s.q, key.matrix, s.k, value.matrix, s.v,
+                                       x: s.normed, pool: model.pool, scratch: s.kernel)
+                    } else {
+                        multiply(query, s.normed, rows: n, s.q)
+                        multiply(key, s.normed, rows: n, s.k)
+                        multiply(value, s.normed, rows: n, s.v)
+                    }
+                case .fused(let qkv):
+                    multiply(qkv, s.normed, rows: n, s.fused)
+                    split(s.fused, rows: n, into: [(s.q, qWidth), (s.k, kWidth), (s.v, vWidth)])
+                case .queryOnly(let query):
                     multiply(query, s.normed, rows: n, s.q)
-                    multiply(key, s.normed, rows: n, s.k)
-                    multiply(value, s.normed, rows: n, s.v)
                 }
-            case .fused(let qkv):
-                multiply(qkv, s.normed, rows: n, s.fused)
-                split(s.fused, rows: n, into: [(s.q, qWidth), (s.k, kWidth), (s.v, vWidth)])
-            }
-            if let b = layer.queryBias { addBias(b, s.q, rows: n) }
-            if let b = layer.keyBias { addBias(b, s.k, rows: n) }
-            if let b = layer.valueBias { addBias(b, s.v, rows: n) }
-            if let qn = layer.queryNorm, let kn = layer.keyNorm {
-                switch c.qkNormScope {
-                case .head:
-                    headNorm(qn, s.q, heads: n * c.headCount, length: c.keyLength, epsilon: c.rmsEpsilon)
-                    headNorm(kn, s.k, heads: n * c.kvHeadCount, length: c.keyLength, epsilon: c.rmsEpsilon)
-                case .projection:
-                    headNorm(qn, s.q, heads: n, length: qWidth, epsilon: c.rmsEpsilon)
-                    headNorm(kn, s.k, heads: n, length: kWidth, epsilon: c.rmsEpsilon)
+                if let b = a.queryBias { addBias(b, s.q, rows: n) }
+                if let b = a.keyBias { addBias(b, s.k, rows: n) }
+                if let b = a.valueBias { addBias(b, s.v, rows: n) }
+                let wholeProjection = c.qkNormScope == .projection
+                if let qn = a.queryNorm {
+                    headNorm(qn, s.q, heads: wholeProjection ? n : n * c.headCount,
+                             length: wholeProjection ? qWidth : keyLength, epsilon: c.rmsEpsilon)
                 }
-            }
-            let base = sliding ? c.ropeBaseSliding : c.ropeBase
-            let frequencyScale = sliding ? c.ropeFrequencyScaleSliding : c.ropeFrequencyScale
-            for t in 0..<n where c.usesRoPE(l) {
-                let factors = w.ropeFactors(contextSize: sequence(t).contextSize, configuration: c)
-                TransformerMath.ropeTable(position: position(t), dimensions: c.ropeDimensions, base: base,
-                                          frequencyScale: frequencyScale, factors: factors,
-                                          attentionFactor: c.ropeAttentionFactor, into: s.ropeGlobal)
-                for h in 0..<c.headCount {
-                    TransformerMath.rope(s.q + t * qWidth + h * c.keyLength, cosSin: s.ropeGlobal,
-                                         dimensions: c.ropeDimensions, pairing: c.ropePairing)
+                if let kn = a.keyNorm {
+                    headNorm(kn, s.k, heads: wholeProjection ? n : n * kvHeads,
+                             length: wholeProjection ? kWidth : keyLength, epsilon: c.rmsEpsilon)
                 }
-                for h in 0..<c.kvHeadCount {
-                    TransformerMath.rope(s.k + t * kWidth + h * c.keyLength, cosSin: s.ropeGlobal,
-                                         dimensions: c.ropeDimensions, pairing: c.ropePairing)
+                if c.normalizesValues && ownsCache {
+                    let valueLength = c.valueLength(l)
+                    s.ones.withUnsafeBufferPointer { one in
+                        for h in 0..<(n * kvHeads) {
+                            TransformerMath.rmsNorm(s.v + h * valueLength, weight: one.baseAddress!, count: valueLength,
+                                                    epsilon: c.rmsEpsilon, into: s.v + h * valueLength)
+                        }
+                    }
                 }
-            }
-            trace("Qcur-\(l)", s.q, rows: n, width: qWidth)
-            if let qs = c.queryScale { for i in 0..<(n * qWidth) { s.q[i] *= qs } }
-            trace("Kcur-\(l)", s.k, rows: n, width: kWidth)
-            trace("Vcur-\(l)", s.v, rows: n, width: vWidth)
-            for t in 0..<n {
-                sequence(t).cache.store(layer: l, position: position(t), key: s.k + t * kWidth, value: s.v + t * vWidth)
-            }
-            if let single {
-                single.attend(layer: l, tokens: n, start: start, sliding: sliding)
-            } else {
-                // Each sequence attends over its own cache, in its own buffers, as in its one-token pass.
-                for (t, member) in members.enumerated() {
-                    member.scratch.q.update(from: s.q + t * qWidth, count: qWidth)
-                    member.attend(layer: l, tokens: 1, start: position(t), sliding: sliding)
-                    (s.attention + t * aWidth).update(from: member.scratch.attention, count: aWidth)
+                let base = sliding ? c.ropeBaseSliding : c.ropeBase
+                let frequencyScale = sliding ? c.ropeFrequencyScaleSliding : c.ropeFrequencyScale
+                let rotated = c.ropeDimensions(l)
+                for t in 0..<n where c.usesRoPE(l) {
+                    let factors = sliding && !c.ropeFactorsOnSlidingLayers ? nil
+                        : w.ropeFactors(contextSize: sequence(t).contextSize, configuration: c)
+                    TransformerMath.ropeTable(position: position(t), dimensions: rotated, base: base,
+                                              frequencyScale: frequencyScale, factors: factors,
+                                              attentionFactor: c.ropeAttentionFactor, into: s.ropeGlobal)
+                    for h in 0..<c.headCount {
+                        TransformerMath.rope(s.q + t * qWidth + h * keyLength, cosSin: s.ropeGlobal,
+                                             dimensions: rotated, pairing: c.ropePairing)
+                    }
+                    for h in 0..<kvHeads where ownsCache {
+                        TransformerMath.rope(s.k + t * kWidth + h * keyLength, cosSin: s.ropeGlobal,
+                                             dimensions: rotated, pairing: c.ropePairing)
+                    }
                 }
+                trace("Qcur-\(l)", s.q, rows: n, width: qWidth)
+                if let qs = c.queryScale { for i in 0..<(n * qWidth) { s.q[i] *= qs } }
+                if ownsCache {
+                    trace("Kcur-\(l)", s.k, rows: n, width: kWidth)
+                    trace("Vcur-\(l)", s.v, rows: n, width: vWidth)
+                    for t in 0..<n {
+                        sequence(t).cache.store(layer: l, position: position(t), key: s.k + t * kWidth, value: s.v + t * vWidth)
+                    }
+                }
+                if let single {
+                    single.attend(layer: l, tokens: n, start: start, sliding: sliding)
+                } else {
+                    // Each sequence attends over its own cache, in its own buffers, as in its one-token pass.
+                    for (t, member) in members.enumerated() {
+                        member.scratch.q.update(from: s.q + t * qWidth, count: qWidth)
+                        member.attend(layer: l, tokens: 1, start: position(t), sliding: sliding)
+                        (s.attention + t * aWidth).update(from: member.scratch.attention, count: aWidth)
+                    }
+                }
+                trace("kqv_out-\(l)", s.attention, rows: n, width: aWidth)
+                multiply(a.output, s.attention, rows: n, s.projected)
+                if let b = a.outputBias { addBias(b, s.projected, rows: n) }
+            case .shortConvolution(let conv):
+                shortConvolution(conv, layer: l)
             }
-            trace("kqv_out-\(l)", s.attention, rows: n, width: c.headCount * c.valueLength)
-            multiply(layer.attentionOutput, s.attention, rows: n, s.projected)
-            if let b = layer.attentionOutputBias { addBias(b, s.projected, rows: n) }
             trace("attn_out-\(l)", s.projected, rows: n, width: width)
             if let g = layer.attentionPostNorm {
                 normRows(g, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.projected)
@@ -273,6 +353,21 @@ extension ModelSequence {
             }
             if let r = c.residualScale { for i in 0..<(n * width) { s.projected[i] *= r } }
             for i in 0..<(n * width) { s.x[i] += s.projected[i] }
+            if let gate = layer.perLayerGate, let projection = layer.perLayerProjection {
+                // gemma4: x += norm(proj(gelu(gate(x)) · this layer's per-layer input)).
+                multiply(gate, s.x, rows: n, s.gate)
+                for t in 0..<n {
+                    (s.up + t * ple).update(from: s.perLayerInputs + (t * c.layerCount + l) * ple, count: ple)
+                }
+                TransformerMath.geluTable.withUnsafeBufferPointer { table in
+                    TransformerMath.geglu(gate: s.gate, up: s.up, count: n * ple, table: table.baseAddress!, into: s.gate)
+                }
+                multiply(projection, s.gate, rows: n, s.projected)
+                normRows(layer.perLayerPostNorm, s.projected, rows: n, width: width, epsilon: c.rmsEpsilon, into: s.projected)
+                trace("per_layer_embd_out-\(l)", s.projected, rows: n, width: width)
+                for i in 0..<(n * width) { s.x[i] += s.projected[i] }
+            }
+            if let scale = layer.outputScale { for i in 0..<(n * width) { s.x[i] *= scale } }
             trace("l_out-\(l)", s.x, rows: n, width: width)
         }
         if let single { single.cache.commit(n) } else { for member in members { member.cache.commit(1) } }
@@ -405,24 +500,28 @@ extension ModelSequence {
         }
     }
 
-    /// Attention of every (block of query rows, head) of the batch, split between threads.
+    /// Attention of every (block of query rows, head) of the batch, split between threads, over the
+    /// cache of the layer `layer` reads (its own, or gemma4's shared one).
     func attend(layer: Int, tokens n: Int, start: Int, sliding: Bool) {
         let c = model.configuration
         let s = scratch
         let window = sliding ? (c.slidingWindow ?? Int.max) : Int.max
-        let group = c.headCount / c.kvHeadCount
-        let qWidth = c.headCount * c.keyLength
-        let aWidth = c.headCount * c.valueLength
+        let kvHeads = c.kvHeads(layer), keyLength = c.keyLength(layer), valueLength = c.valueLength(layer)
+        let group = c.headCount / kvHeads
+        let qWidth = c.headCount * keyLength
+        let aWidth = c.headCount * valueLength
+        let source = c.keyValueSource(layer)
+        guard let keys = cache.keyBase(source), let values = cache.valueBase(source) else { return }
         let layerCache = Attention.LayerCache(
-            type: cache.type, keys: cache.keyBase(layer), values: cache.valueBase(layer),
-            keyStride: c.kvHeadCount * c.keyLength, valueStride: c.kvHeadCount * c.valueLength)
+            type: cache.type, keys: keys, values: values,
+            keyStride: kvHeads * keyLength, valueStride: kvHeads * valueLength)
         if n == 1 && c.headCount <= Attention.rowBlock {
             // Decode: every head at once, the work split over positions, heads and value columns.
-            let workspace = Attention.workspace(s.decodeWorkspace, contextSize: s.contextSize, keyLength: c.keyLength,
-                                                panelRows: c.kvHeadCount * s.contextSize)
+            let workspace = Attention.workspace(s.decodeWorkspace, contextSize: s.contextSize, keyLength: keyLength,
+                                                panelRows: kvHeads * s.contextSize)
             Attention.decodeSplit(
-                queries: s.q, heads: c.headCount, kvHeads: c.kvHeadCount, position: start, cache: layerCache,
-                keyLength: c.keyLength, valueLength: c.valueLength, window: window, scale: c.attentionScale,
+                queries: s.q, heads: c.headCount, kvHeads: kvHeads, position: start, cache: layerCache,
+                keyLength: keyLength, valueLength: valueLength, window: window, scale: c.attentionScale,
                 softcap: c.attentionSoftcap, contextSize: s.contextSize, workspace: workspace, out: s.attention, pool: model.pool)
             return
         }
@@ -430,17 +529,17 @@ extension ModelSequence {
         let jobs = blocks * c.headCount
         model.pool.run { part, parts in
             let workspace = Attention.workspace(s.attentionWorkspaces + part * s.attentionFloats,
-                                                contextSize: s.contextSize, keyLength: c.keyLength)
+                                                contextSize: s.contextSize, keyLength: keyLength)
             var job = part
             while job < jobs {
                 let b = job / c.headCount, h = job % c.headCount
                 let first = b * Attention.rowBlock, rows = min(Attention.rowBlock, n - first)
                 Attention.block(
-                    queries: s.q + first * qWidth + h * c.keyLength, queryStride: qWidth, rows: rows,
-                    start: start + first, cache: layerCache, kvHead: h / group, keyLength: c.keyLength,
-                    valueLength: c.valueLength, window: window, scale: c.attentionScale, softcap: c.attentionSoftcap,
+                    queries: s.q + first * qWidth + h * keyLength, queryStride: qWidth, rows: rows,
+                    start: start + first, cache: layerCache, kvHead: h / group, keyLength: keyLength,
+                    valueLength: valueLength, window: window, scale: c.attentionScale, softcap: c.attentionSoftcap,
                     workspace: workspace,
-                    out: s.attention + first * aWidth + h * c.valueLength, outStride: aWidth,
+                    out: s.attention + first * aWidth + h * valueLength, outStride: aWidth,
                     exact: batchArithmetic == .llamaCpp)
                 job += parts
             }

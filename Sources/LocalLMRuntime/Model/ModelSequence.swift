@@ -44,8 +44,13 @@ public final class ModelSequence {
         self.model = model
         self.batchSize = min(batchSize, Self.maximumBatchSize)
         self.batchArithmetic = batchArithmetic
-        cache = try KVCache(type: cacheType, contextSize: contextSize, layerCount: c.layerCount,
-                            keyWidth: c.kvHeadCount * c.keyLength, valueWidth: c.kvHeadCount * c.valueLength)
+        cache = try KVCache(type: cacheType, contextSize: contextSize, shapes: (0..<c.layerCount).map { layer in
+            if c.isConvolution(layer) { return LayerCacheShape(keyWidth: 0, valueWidth: 0, historyWidth: c.width) }
+            // A layer reading another's cache (gemma4's shared KV layers) keeps none.
+            guard c.keyValueSource(layer) == layer else { return LayerCacheShape(keyWidth: 0, valueWidth: 0) }
+            return LayerCacheShape(keyWidth: c.kvHeads(layer) * c.keyLength(layer),
+                                   valueWidth: c.kvHeads(layer) * c.valueLength(layer))
+        })
         lastLogits = [Float](repeating: 0, count: c.vocabularySize)
         tokens.reserveCapacity(contextSize)
         scratch = ForwardScratch(configuration: c, batchSize: self.batchSize, contextSize: contextSize,

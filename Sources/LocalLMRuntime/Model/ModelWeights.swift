@@ -8,11 +8,14 @@ enum QKVProjection: Sendable {
     /// One matrix whose rows are the queries, then the keys, then the values (`attn_qkv`: phi3, and
     /// any architecture whose converter fused them).
     case fused(Linear)
+    /// Queries only: the layer attends to another layer's cached keys and values (gemma4).
+    case queryOnly(Linear)
 
     var matrices: [Linear] {
         switch self {
         case .separate(let q, let k, let v): [q, k, v]
         case .fused(let qkv): [qkv]
+        case .queryOnly(let q): [q]
         }
     }
 }
@@ -56,18 +59,49 @@ enum FeedForward: Sendable {
     }
 }
 
-/// One decoder layer's tensors. Matrices are views into the mmapped file; small vectors (norms,
-/// biases) are copied out as Float.
-struct LayerWeights: Sendable {
-    var attentionNorm: [Float]?         // [width]; nil when the architecture has no input norms (olmo2)
+/// An attention block's tensors.
+struct AttentionWeights: Sendable {
     var qkv: QKVProjection
     var queryBias: [Float]?             // [heads·keyLength]
     var keyBias: [Float]?               // [kvHeads·keyLength]
     var valueBias: [Float]?             // [kvHeads·valueLength]
     var queryNorm: [Float]?             // [keyLength], or [heads·keyLength] for a projection-wide norm
     var keyNorm: [Float]?               // [keyLength], or [kvHeads·keyLength]
-    var attentionOutput: Linear   // [width × heads·valueLength]
-    var attentionOutputBias: [Float]?   // [width]
+    var output: Linear                  // [width × heads·valueLength]
+    var outputBias: [Float]?            // [width]
+
+    var matrices: [Linear] { qkv.matrices + [output] }
+}
+
+/// A gated short-convolution block's tensors (lfm2).
+struct ShortConvolution: Sendable {
+    /// `[3·width × width]`: the rows of B, then C, then x.
+    var inputProjection: Linear
+    /// `[width × taps]`: each channel's taps, oldest position first.
+    var taps: [Float]
+    var outputProjection: Linear        // [width × width]
+
+    var matrices: [Linear] { [inputProjection, outputProjection] }
+}
+
+/// What mixes a layer's positions.
+enum TokenMixer: Sendable {
+    case attention(AttentionWeights)
+    case shortConvolution(ShortConvolution)
+
+    var matrices: [Linear] {
+        switch self {
+        case .attention(let a): a.matrices
+        case .shortConvolution(let conv): conv.matrices
+        }
+    }
+}
+
+/// One decoder layer's tensors. Matrices are views into the mmapped file; small vectors (norms,
+/// biases) are copied out as Float.
+struct LayerWeights: Sendable {
+    var attentionNorm: [Float]?         // [width]; nil when the architecture has no input norms (olmo2)
+    var mixer: TokenMixer
     var attentionPostNorm: [Float]?     // [width]
     var ffnNorm: [Float]?               // [width]
     var ffn: FeedForward                // gate-up [ff × width] each, or [2·ff × width]; down [width × ff]
@@ -75,10 +109,16 @@ struct LayerWeights: Sendable {
     var upBias: [Float]?                // [ff]
     var downBias: [Float]?              // [width]
     var ffnPostNorm: [Float]?           // [width]
+    /// Per-layer embedding (gemma4): gate `[ple × width]`, projection `[width × ple]`, its norm `[width]`.
+    var perLayerGate: Linear?
+    var perLayerProjection: Linear?
+    var perLayerPostNorm: [Float]?
+    /// Multiplies the layer's output (gemma4 `layer_output_scale`).
+    var outputScale: Float?
 
     /// Whether any of the layer's matrices needs the Q4_1/Q5_1 block-min correction in batches.
     var hasBlockMins: Bool {
-        (qkv.matrices + ffn.matrices + [attentionOutput]).contains { $0.hasBlockMins }
+        (mixer.matrices + ffn.matrices + [perLayerGate, perLayerProjection].compactMap { $0 }).contains { $0.hasBlockMins }
     }
 }
 
@@ -93,11 +133,16 @@ struct ModelWeights: Sendable {
     /// `rope_freqs` for both): LongRoPE (phi3) and Llama 3.1-style scaling. Nil when absent.
     var ropeFactorsShort: [Float]?
     var ropeFactorsLong: [Float]?
+    /// Per-layer embeddings (gemma4): token rows `[vocab × layers·ple]`, the projection of the scaled
+    /// embedding `[layers·ple × width]` and its norm `[ple]`.
+    var perLayerTokenEmbedding: WeightMatrix?
+    var perLayerModelProjection: Linear?
+    var perLayerProjectionNorm: [Float]?
 
     init(file: GGUFFile, configuration c: TransformerConfiguration) throws(RuntimeError) {
         let loader = TensorLoader(file: file)
         tokenEmbedding = try loader.matrix("token_embd.weight", rows: c.vocabularySize, columns: c.width)
-        outputNorm = try loader.vector("output_norm.weight", count: c.width)
+        outputNorm = try loader.vector(c.outputNormTensor, count: c.width)
         if file.tensor(named: "output.weight") != nil {
             output = Linear(try loader.matrix("output.weight", rows: c.vocabularySize, columns: c.width))
         } else {
@@ -116,76 +161,118 @@ struct ModelWeights: Sendable {
                 throw .invalidValue(key: "rope_factors", reason: "RoPE frequency factors must be positive and finite")
             }
         }
-        let qWidth = c.headCount * c.keyLength
-        let kWidth = c.kvHeadCount * c.keyLength
-        let vWidth = c.kvHeadCount * c.valueLength
+        let ple = c.perLayerEmbeddingLength
+        if ple > 0 {
+            perLayerTokenEmbedding = try loader.matrix("per_layer_token_embd.weight", rows: c.vocabularySize,
+                                                       columns: ple * c.layerCount)
+            perLayerModelProjection = try loader.linear("per_layer_model_proj.weight", rows: ple * c.layerCount, columns: c.width)
+            perLayerProjectionNorm = try loader.vector("per_layer_proj_norm.weight", count: ple)
+        }
         var layers: [LayerWeights] = []
         for i in 0..<c.layerCount {
             let p = "blk.\(i)."
-            let qkv: QKVProjection
-            var biases: (q: [Float]?, k: [Float]?, v: [Float]?) = (nil, nil, nil)
-            if file.tensor(named: p + "attn_qkv.weight") != nil {
-                qkv = .fused(try loader.linear(p + "attn_qkv.weight", rows: qWidth + kWidth + vWidth, columns: c.width))
-                if let b = try loader.optionalVector(p + "attn_qkv.bias", count: qWidth + kWidth + vWidth) {
-                    biases = (Array(b[0..<qWidth]), Array(b[qWidth..<(qWidth + kWidth)]), Array(b[(qWidth + kWidth)...]))
-                }
+            let ff = c.feedForwardLength(i)
+            let mixer: TokenMixer
+            if c.isConvolution(i) {
+                let taps = c.convolutionLength
+                mixer = .shortConvolution(ShortConvolution(
+                    inputProjection: try loader.linear(p + "shortconv.in_proj.weight", rows: 3 * c.width, columns: c.width),
+                    taps: try loader.floats(p + "shortconv.conv.weight", dimensions: [taps, c.width]),
+                    outputProjection: try loader.linear(p + "shortconv.out_proj.weight", rows: c.width, columns: c.width)))
             } else {
-                qkv = .separate(query: try loader.linear(p + "attn_q.weight", rows: qWidth, columns: c.width),
-                                key: try loader.linear(p + "attn_k.weight", rows: kWidth, columns: c.width),
-                                value: try loader.linear(p + "attn_v.weight", rows: vWidth, columns: c.width))
+                mixer = .attention(try Self.attentionWeights(loader, file: file, layer: i, configuration: c))
             }
-            // Biases are used when present (llama.cpp treats them all as optional); qwen2 requires them.
-            if biases.q == nil {
-                biases = (try loader.vector(p + "attn_q.bias", count: qWidth, required: c.hasQKVBias),
-                          try loader.vector(p + "attn_k.bias", count: kWidth, required: c.hasQKVBias),
-                          try loader.vector(p + "attn_v.bias", count: vWidth, required: c.hasQKVBias))
-            }
-            let wholeNorm = c.qkNormScope == .projection
             let ffn: FeedForward
             if c.expertCount > 0 {
-                let e = c.expertCount, ff = c.feedForwardLength
+                let e = c.expertCount
                 ffn = .experts(MixtureOfExperts(
                     router: try loader.linear(p + "ffn_gate_inp.weight", rows: e, columns: c.width),
                     gate: try loader.experts(p + "ffn_gate_exps.weight", count: e, rows: ff, columns: c.width),
                     up: try loader.experts(p + "ffn_up_exps.weight", count: e, rows: ff, columns: c.width),
                     down: try loader.experts(p + "ffn_down_exps.weight", count: e, rows: c.width, columns: ff)))
             } else if file.tensor(named: p + "ffn_gate.weight") == nil,
-               let up = file.tensor(named: p + "ffn_up.weight"), up.dimensions == [c.width, 2 * c.feedForwardLength] {
-                ffn = .dense(gateUp: .fused(try loader.linear(p + "ffn_up.weight", rows: 2 * c.feedForwardLength, columns: c.width)),
-                             down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: c.feedForwardLength))
+               let up = file.tensor(named: p + "ffn_up.weight"), up.dimensions == [c.width, 2 * ff] {
+                ffn = .dense(gateUp: .fused(try loader.linear(p + "ffn_up.weight", rows: 2 * ff, columns: c.width)),
+                             down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: ff))
             } else {
-                ffn = .dense(gateUp: .separate(gate: try loader.linear(p + "ffn_gate.weight", rows: c.feedForwardLength, columns: c.width),
-                                               up: try loader.linear(p + "ffn_up.weight", rows: c.feedForwardLength, columns: c.width)),
-                             down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: c.feedForwardLength))
+                ffn = .dense(gateUp: .separate(gate: try loader.linear(p + "ffn_gate.weight", rows: ff, columns: c.width),
+                                               up: try loader.linear(p + "ffn_up.weight", rows: ff, columns: c.width)),
+                             down: try loader.linear(p + "ffn_down.weight", rows: c.width, columns: ff))
             }
             layers.append(LayerWeights(
                 attentionNorm: c.hasInputNorms ? try loader.vector(p + "attn_norm.weight", count: c.width) : nil,
-                qkv: qkv,
-                queryBias: biases.q,
-                keyBias: biases.k,
-                valueBias: biases.v,
-                queryNorm: c.hasQKNorm ? try loader.vector(p + "attn_q_norm.weight", count: wholeNorm ? qWidth : c.keyLength) : nil,
-                keyNorm: c.hasQKNorm ? try loader.vector(p + "attn_k_norm.weight", count: wholeNorm ? kWidth : c.keyLength) : nil,
-                attentionOutput: try loader.linear(p + "attn_output.weight", rows: c.width,
-                                                   columns: c.headCount * c.valueLength),
-                attentionOutputBias: try loader.optionalVector(p + "attn_output.bias", count: c.width),
+                mixer: mixer,
                 attentionPostNorm: c.hasPostNorms ? try loader.vector(p + "post_attention_norm.weight", count: c.width) : nil,
                 ffnNorm: c.hasInputNorms ? try loader.vector(p + "ffn_norm.weight", count: c.width) : nil,
                 ffn: ffn,
-                gateBias: try loader.optionalVector(p + "ffn_gate.bias", count: c.feedForwardLength),
-                upBias: try loader.optionalVector(p + "ffn_up.bias", count: c.feedForwardLength),
+                gateBias: try loader.optionalVector(p + "ffn_gate.bias", count: ff),
+                upBias: try loader.optionalVector(p + "ffn_up.bias", count: ff),
                 downBias: try loader.optionalVector(p + "ffn_down.bias", count: c.width),
-                ffnPostNorm: c.hasPostNorms ? try loader.vector(p + "post_ffw_norm.weight", count: c.width) : nil
+                ffnPostNorm: c.hasPostNorms ? try loader.vector(p + "post_ffw_norm.weight", count: c.width) : nil,
+                perLayerGate: ple > 0 ? try loader.linear(p + "inp_gate.weight", rows: ple, columns: c.width) : nil,
+                perLayerProjection: ple > 0 ? try loader.linear(p + "proj.weight", rows: c.width, columns: ple) : nil,
+                perLayerPostNorm: ple > 0 ? try loader.vector(p + "post_norm.weight", count: c.width) : nil,
+                outputScale: try loader.optionalVector(p + "layer_output_scale.weight", count: 1)?.first
             ))
         }
         self.layers = layers
+    }
+
+    /// Layer `prefix`'s attention tensors.
+    private static func attentionWeights(_ loader: TensorLoader, file: GGUFFile, layer: Int,
+                                         configuration c: TransformerConfiguration) throws(RuntimeError) -> AttentionWeights {
+        let p = "blk.\(layer)."
+        let keyLength = c.keyLength(layer)
+        let qWidth = c.headCount * keyLength
+        let kWidth = c.kvHeads(layer) * keyLength
+        let vWidth = c.kvHeads(layer) * c.valueLength(layer)
+        let ownsCache = c.keyValueSource(layer) == layer
+        let qkv: QKVProjection
+        var biases: (q: [Float]?, k: [Float]?, v: [Float]?) = (nil, nil, nil)
+        if !ownsCache {
+            qkv = .queryOnly(try loader.linear(p + "attn_q.weight", rows: qWidth, columns: c.width))
+        } else if c.normalizesValues && file.tensor(named: p + "attn_v.weight") == nil {
+            // gemma4 without v_proj ("alternative attention"): the values are the keys' projection.
+            let key = try loader.linear(p + "attn_k.weight", rows: kWidth, columns: c.width)
+            guard kWidth == vWidth else { throw .missingTensor(p + "attn_v.weight") }
+            qkv = .separate(query: try loader.linear(p + "attn_q.weight", rows: qWidth, columns: c.width), key: key, value: key)
+        } else if file.tensor(named: p + "attn_qkv.weight") != nil {
+            qkv = .fused(try loader.linear(p + "attn_qkv.weight", rows: qWidth + kWidth + vWidth, columns: c.width))
+            if let b = try loader.optionalVector(p + "attn_qkv.bias", count: qWidth + kWidth + vWidth) {
+                biases = (Array(b[0..<qWidth]), Array(b[qWidth..<(qWidth + kWidth)]), Array(b[(qWidth + kWidth)...]))
+            }
+        } else {
+            qkv = .separate(query: try loader.linear(p + "attn_q.weight", rows: qWidth, columns: c.width),
+                            key: try loader.linear(p + "attn_k.weight", rows: kWidth, columns: c.width),
+                            value: try loader.linear(p + "attn_v.weight", rows: vWidth, columns: c.width))
+        }
+        // Biases are used when present (llama.cpp treats them all as optional); qwen2 requires them.
+        if biases.q == nil, ownsCache {
+            biases = (try loader.vector(p + "attn_q.bias", count: qWidth, required: c.hasQKVBias),
+                      try loader.vector(p + "attn_k.bias", count: kWidth, required: c.hasQKVBias),
+                      try loader.vector(p + "attn_v.bias", count: vWidth, required: c.hasQKVBias))
+        }
+        let wholeNorm = c.qkNormScope == .projection
+        return AttentionWeights(
+            qkv: qkv,
+            queryBias: biases.q,
+            keyBias: biases.k,
+            valueBias: biases.v,
+            queryNorm: c.hasQKNorm ? try loader.vector(p + "attn_q_norm.weight", count: wholeNorm ? qWidth : keyLength) : nil,
+            keyNorm: c.hasQKNorm && ownsCache
+                ? try loader.vector(p + "attn_k_norm.weight", count: wholeNorm ? kWidth : keyLength) : nil,
+            output: try loader.linear(p + "attn_output.weight", rows: c.width, columns: c.headCount * c.valueLength(layer)),
+            outputBias: try loader.optionalVector(p + "attn_output.bias", count: c.width))
     }
 
     /// The most rows of any fused projection (0 when every projection is a separate matrix).
     var fusedRows: Int {
         layers.flatMap { layer -> [Int] in
             var rows: [Int] = []
-            if case .fused(let m) = layer.qkv { rows.append(m.matrix.rows) }
+            switch layer.mixer {
+            case .attention(let a): if case .fused(let m) = a.qkv { rows.append(m.matrix.rows) }
+            case .shortConvolution(let conv): rows.append(conv.inputProjection.matrix.rows)
+            }
             if case .dense(.fused(let m), _) = layer.ffn { rows.append(m.matrix.rows) }
             return rows
         }.max() ?? 0
@@ -199,7 +286,7 @@ struct ModelWeights: Sendable {
 }
 
 /// Looks tensors up by name and checks their shape and type.
-private struct TensorLoader {
+struct TensorLoader {
     let file: GGUFFile
 
     func info(_ name: String, dimensions: [Int]) throws(RuntimeError) -> GGUFTensorInfo {
@@ -269,7 +356,13 @@ private struct TensorLoader {
     }
 
     func vector(_ name: String, count: Int) throws(RuntimeError) -> [Float] {
-        let tensor = try info(name, dimensions: [count])
+        try floats(name, dimensions: [count])
+    }
+
+    /// The elements of the F32/F16/BF16 tensor `name` of shape `dimensions` (ggml order), as Float.
+    func floats(_ name: String, dimensions: [Int]) throws(RuntimeError) -> [Float] {
+        let tensor = try info(name, dimensions: dimensions)
+        let count = dimensions.reduce(1, *)
         guard tensor.type == .f32 || tensor.type == .f16 || tensor.type == .bf16 else {
             throw .unsupportedTensorType(name: name, type: tensor.type)
         }
