@@ -1,10 +1,14 @@
-/// Per-call state of byte-level BPE: the pre-tokenizer's split, then merges inside each word by
-/// lowest rank, leftmost first (llama.cpp's `llm_tokenizer_bpe_session`).
+/// Per-call state of BPE: the pre-tokenizer's split, then merges inside each word by lowest rank,
+/// leftmost first (llama.cpp's `llm_tokenizer_bpe_session`). Byte-level BPE starts each word from
+/// its bytes; SentencePiece-style BPE (Gemma 4) writes spaces as ▁ first and starts from UTF-8
+/// characters.
 struct BytePairSession {
     let vocabulary: Vocabulary
     let merges: BPEMerges
     let preTokenizer: PreTokenizer
     var text = CodePointBuffer()
+    /// The fragment with spaces written ▁, when the vocabulary escapes whitespace: [bytes].
+    var escaped: [UInt8] = []
     var wordEnds: [Int32] = []
     var splitScratch: [Int32] = []
     // Symbols of the current word: [m] each.
@@ -25,6 +29,22 @@ struct BytePairSession {
     }
 
     mutating func encode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [Int32]) {
+        guard vocabulary.escapesWhitespace else {
+            encodeEscaped(bytes, into: &output)
+            return
+        }
+        // llama.cpp replaces spaces in the raw bytes, before decoding UTF-8.
+        var buffer = escaped
+        escaped = []
+        buffer.removeAll(keepingCapacity: true)
+        for b in bytes {
+            if b == 0x20 { buffer += [0xE2, 0x96, 0x81] } else { buffer.append(b) }
+        }
+        buffer.withUnsafeBufferPointer { encodeEscaped($0, into: &output) }
+        escaped = buffer
+    }
+
+    private mutating func encodeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [Int32]) {
         text.load(bytes)
         text.cps.withUnsafeBufferPointer { cps in
             text.flags.withUnsafeBufferPointer { flags in
@@ -60,7 +80,11 @@ struct BytePairSession {
             output.append(id)
             return
         }
-        if word.count == 1 {
+        if preTokenizer.looksUpNewlineRunsWhole, word.allSatisfy({ $0 == 0x0A }), let id = merges.rawToToken.lookup(word) {
+            output.append(id)
+            return
+        }
+        if word.count == 1 && merges.byteEncoded {
             let id = merges.byteToken[Int(word[0])]
             if id >= 0 { output.append(id) }
             return
@@ -84,15 +108,33 @@ struct BytePairSession {
         length.removeAll(keepingCapacity: true)
         prev.removeAll(keepingCapacity: true)
         next.removeAll(keepingCapacity: true)
-        for i in 0..<m {
-            symbol.append(merges.byteSymbol[Int(word[i])])
-            start.append(Int32(i))
-            length.append(1)
-            prev.append(Int32(i - 1))
-            next.append(i + 1 < m ? Int32(i + 1) : -1)
+        if merges.byteEncoded {
+            for i in 0..<m {
+                symbol.append(merges.byteSymbol[Int(word[i])])
+                start.append(Int32(i))
+                length.append(1)
+                prev.append(Int32(i - 1))
+                next.append(i + 1 < m ? Int32(i + 1) : -1)
+            }
+        } else {
+            // UTF-8 characters by lead byte, clipped at the end; one absent from every merge is -1.
+            var offset = 0
+            var index: Int32 = 0
+            while offset < m {
+                let n = min(utf8Length(lead: word[offset]), m - offset)
+                symbol.append(n == 1
+                    ? merges.byteSymbol[Int(word[offset])]
+                    : merges.characterSymbol.lookup(UnsafeBufferPointer(rebasing: word[offset..<offset + n])) ?? -1)
+                start.append(Int32(offset))
+                length.append(Int32(n))
+                prev.append(index - 1)
+                offset += n
+                next.append(offset < m ? index + 1 : -1)
+                index += 1
+            }
         }
         heap.removeAll()
-        for i in 1..<m { pushBigram(Int32(i - 1), Int32(i)) }
+        for i in 1..<symbol.count { pushBigram(Int32(i - 1), Int32(i)) }
         while let top = heap.pop() {
             let l = Int(top.left)
             let r = Int(top.right)
@@ -111,12 +153,17 @@ struct BytePairSession {
         var i: Int32 = 0
         while i >= 0 {
             let s = Int(i)
-            let token = merges.symbolToken[Int(symbol[s])]
+            let piece = Int(start[s])..<Int(start[s] + length[s])
+            let token = symbol[s] >= 0
+                ? merges.symbolToken[Int(symbol[s])]
+                : merges.rawToToken.lookup(UnsafeBufferPointer(rebasing: word[piece])) ?? -1
             if token >= 0 {
                 output.append(token)
             } else {
-                for k in Int(start[s])..<Int(start[s] + length[s]) {
-                    let id = merges.byteToken[Int(word[k])]
+                // Byte-level BPE falls back to each byte's own token, SentencePiece-style BPE to `<0xNN>`.
+                let fallback = merges.byteEncoded ? merges.byteToken : vocabulary.byteTokens
+                for k in piece {
+                    let id = fallback[Int(word[k])]
                     if id >= 0 { output.append(id) }
                 }
             }

@@ -8,10 +8,21 @@ struct PreTokenizer: Sendable {
     var ignoreMerges = false
     var addBOS: Bool? = nil
     var clearBOS = false
+    /// llama.cpp's `byte_encode`: words are mapped through GPT-2's byte-to-unicode table and merges
+    /// run over bytes. When false (SentencePiece-style BPE) merges run over raw UTF-8 characters and
+    /// a piece that is not a token falls back to `<0xNN>` byte tokens.
+    var byteEncoded = true
+    /// llama.cpp's `escape_whitespaces`: spaces become ▁ before splitting, and ▁ becomes a space again
+    /// when a normal token is detokenized.
+    var escapesWhitespace = false
+    /// Gemma 4 (llama.cpp PR 21343): a word made only of newlines is looked up whole before merging.
+    var looksUpNewlineRunsWhole = false
+    /// Gemma 4 (llama.cpp PR 21500): BOS is added even when `tokenizer.ggml.add_bos_token` is false.
+    var forcesBOS = false
 
     /// Every name llama.cpp maps that this package implements, with its llama.cpp aliases.
     /// Unknown names are an error; so are the few llama.cpp names not implemented here
-    /// (kimi-k2, granite-embed-multi-311m, gemma4, sarvam-moe, youtu, whitespace).
+    /// (kimi-k2, sarvam-moe, youtu, whitespace).
     init(name: String) throws(VocabularyError) {
         self.name = name
         let wordLlama3 = SplitPattern.wordFamily(.init(maxDigits: 3))
@@ -95,7 +106,11 @@ struct PreTokenizer: Sendable {
                         .deepseekV3(singleLineBreaks: false)]
         case "granite-embed-multi-97m":
             patterns = [.caseSplit(maxDigits: 3, contractions: true, marks: true)]; ignoreMerges = true
-        case "kimi-k2", "granite-embed-multi-311m", "gemma4", "sarvam-moe", "youtu", "whitespace":
+        case "gemma4", "granite-embed-multi-311m":
+            // SentencePiece-style BPE: only newline runs are cut out, the rest is one word.
+            patterns = [.newlineRuns]
+            byteEncoded = false; escapesWhitespace = true; looksUpNewlineRunsWhole = true; forcesBOS = true
+        case "kimi-k2", "sarvam-moe", "youtu", "whitespace":
             throw VocabularyError.unsupportedPreTokenizer(name)
         default:
             throw VocabularyError.unknownPreTokenizer(name)

@@ -49,7 +49,7 @@ public struct Tokenizer: Sendable {
                 }
             }
             if addSpecial && v.addEOS, let eos = v.eos { output.append(eos) }
-        case .bytePairEncoding:
+        case .bytePairEncoding, .gemma4:
             if addSpecial && v.addBOS, let bos = v.bos { output.append(bos) }
             var session = BytePairSession(vocabulary: v)
             for fragment in fragments {

@@ -25,11 +25,18 @@ extension Vocabulary {
             addBOS = true
             addSpacePrefix = true
             preTokenizerName = ""
-        case "gpt2":
-            kind = .bytePairEncoding
+        case "gpt2", "gemma4":
             guard config.merges != nil else { throw .missingKey("tokenizer.ggml.merges") }
-            bos = 11; eos = 11
-            let name = config.preTokenizer.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+            let name: String
+            if config.model == "gemma4" {
+                // llama.cpp has no default special ids for Gemma 4 and ignores tokenizer.ggml.pre.
+                kind = .gemma4
+                name = "gemma4"
+            } else {
+                kind = .bytePairEncoding
+                bos = 11; eos = 11
+                name = config.preTokenizer.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+            }
             let pre = try PreTokenizer(name: name)
             if let add = pre.addBOS { addBOS = add }
             if pre.clearBOS { bos = nil }
@@ -40,6 +47,7 @@ extension Vocabulary {
         }
         self.preTokenizer = preTokenizer
         ignoreMerges = preTokenizer?.ignoreMerges ?? false
+        escapesWhitespace = preTokenizer?.escapesWhitespace ?? true
         if let add = config.addSpacePrefix { addSpacePrefix = add }
 
         // Texts: llama.cpp renames empty tokens so that every text is a distinct key.
@@ -68,6 +76,7 @@ extension Vocabulary {
         separator = resolve(nil, config.separatorID)
         padding = resolve(nil, config.paddingID)
         if let add = config.addBOS { addBOS = add }
+        if preTokenizer?.forcesBOS == true { addBOS = true }
         addEOS = config.addEOS ?? false
 
         let textOf: (Int) -> String = { String(decoding: texts[$0], as: UTF8.self) }
@@ -164,25 +173,31 @@ extension Vocabulary {
         self.specialTokens = specialTokens
         self.attributes = attributes
 
-        if kind == .bytePairEncoding {
-            merges = BPEMerges(texts: texts, merges: config.merges ?? [])
+        let byteEncoded = preTokenizer?.byteEncoded ?? true
+        if let preTokenizer {
+            merges = BPEMerges(texts: texts, merges: config.merges ?? [], byteEncoded: preTokenizer.byteEncoded, textTable: textToID)
         } else {
             merges = nil
         }
         var byteTokens = [Int32](repeating: -1, count: 256)
-        if kind == .sentencePiece {
+        if kind == .sentencePiece || !byteEncoded {
             let hex = Array("0123456789ABCDEF".utf8)
             for b in 0..<256 {
                 let name: [UInt8] = Array("<0x".utf8) + [hex[b >> 4], hex[b & 15]] + Array(">".utf8)
-                byteTokens[b] = textToID.lookup(name) ?? textToID.lookup([UInt8(b)]) ?? -1
+                if let id = textToID.lookup(name) {
+                    byteTokens[b] = id
+                } else if kind == .sentencePiece, let id = textToID.lookup([UInt8(b)]) {
+                    // SentencePiece falls back to the byte's own text; llama.cpp's BPE does not.
+                    byteTokens[b] = id
+                }
             }
         }
         self.byteTokens = byteTokens
-        pieces = Vocabulary.makePieces(kind: kind, texts: texts, attributes: attributes)
+        pieces = Vocabulary.makePieces(escapesWhitespace: escapesWhitespace, texts: texts, attributes: attributes)
     }
 
     /// llama.cpp's `token_to_piece(special: true)` for every token.
-    private static func makePieces(kind: Kind, texts: [[UInt8]], attributes: [TokenAttributes]) -> [[UInt8]] {
+    private static func makePieces(escapesWhitespace: Bool, texts: [[UInt8]], attributes: [TokenAttributes]) -> [[UInt8]] {
         let hexValue: (UInt8) -> UInt8? = { c in
             switch c {
             case 0x30...0x39: c - 0x30
@@ -197,8 +212,7 @@ extension Vocabulary {
             let attr = attributes[i]
             if !attr.isDisjoint(with: [.unknown, .control, .userDefined]) { return text }
             if attr.contains(.normal) {
-                switch kind {
-                case .sentencePiece:
+                if escapesWhitespace {
                     var out: [UInt8] = []
                     out.reserveCapacity(text.count)
                     var j = 0
@@ -212,9 +226,8 @@ extension Vocabulary {
                         }
                     }
                     return out
-                case .bytePairEncoding:
-                    return GPT2ByteEncoding.decodeForDisplay(text)
                 }
+                return GPT2ByteEncoding.decodeForDisplay(text)
             }
             if attr.contains(.byte) {
                 // "<0xNN>": llama.cpp reads the two characters after "<0x" with strtol.

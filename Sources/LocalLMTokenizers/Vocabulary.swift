@@ -9,15 +9,19 @@ public struct Vocabulary: Sendable {
         case bytePairEncoding = "gpt2"
         /// `tokenizer.ggml.model = llama`: SentencePiece merges by score, with byte fallback.
         case sentencePiece = "llama"
+        /// `tokenizer.ggml.model = gemma4`: BPE merges by rank over UTF-8 characters, with spaces
+        /// written ▁ and `<0xNN>` byte fallback (llama.cpp: a BPE vocabulary whose pre-tokenizer is
+        /// always `gemma4`, whatever `tokenizer.ggml.pre` says).
+        case gemma4 = "gemma4"
     }
 
     /// The raw `tokenizer.*` values a vocabulary is built from; every field mirrors one GGUF key.
     public struct Configuration: Sendable {
         /// `tokenizer.ggml.model`.
         public var model: String
-        /// `tokenizer.ggml.pre` (BPE only; absent means `default`).
+        /// `tokenizer.ggml.pre` (`gpt2` only; absent means `default`).
         public var preTokenizer: String?
-        /// `tokenizer.ggml.tokens`, as stored (BPE texts are GPT-2 byte-encoded, SPM texts use ▁).
+        /// `tokenizer.ggml.tokens`, as stored (`gpt2` texts are GPT-2 byte-encoded, `llama` and `gemma4` texts use ▁).
         public var tokens: [[UInt8]]
         /// `tokenizer.ggml.scores`.
         public var scores: [Float]?
@@ -46,7 +50,7 @@ public struct Vocabulary: Sendable {
     }
 
     public let kind: Kind
-    /// `tokenizer.ggml.pre` as given (`default` when absent); empty for SentencePiece.
+    /// `tokenizer.ggml.pre` as given (`default` when absent; `gemma4` for Gemma 4); empty for SentencePiece.
     public let preTokenizerName: String
     let preTokenizer: PreTokenizer?
     /// Token texts as stored in the model file.
@@ -59,7 +63,8 @@ public struct Vocabulary: Sendable {
     let textToID: ByteStringTable
     /// BPE: merge ranks and the token of each raw byte string.
     let merges: BPEMerges?
-    /// SentencePiece byte fallback: byte → `<0xNN>` token (or the byte's own text), or -1.
+    /// Byte fallback: byte → `<0xNN>` token (SentencePiece: or the byte's own text), or -1.
+    /// All -1 for byte-level BPE, whose fallback is the byte's own token.
     let byteTokens: [Int32]
 
     public let bos: Int32?
@@ -75,6 +80,8 @@ public struct Vocabulary: Sendable {
     /// SentencePiece: a space is put before text that starts the input or follows a special token.
     public let addSpacePrefix: Bool
     let ignoreMerges: Bool
+    /// Spaces are written ▁ in token texts (SentencePiece, and BPE with llama.cpp's `escape_whitespaces`).
+    let escapesWhitespace: Bool
     /// Tokens that end generation (llama.cpp's `special_eog_ids`).
     public let endOfGenerationIDs: Set<Int32>
     /// Control, user-defined and unknown tokens, longest text first: split out of text before BPE/SPM.

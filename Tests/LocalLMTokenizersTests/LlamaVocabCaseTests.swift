@@ -9,7 +9,7 @@ import Testing
 /// `.inp`/`.out` files, tokenized with add_special = false, parse_special = false.
 /// The BERT/WordPiece vocabularies (bert-bge, nomic-bert-moe) are not implemented and not copied.
 @Suite struct LlamaVocabCaseTests {
-    static let withCases = ["gpt-2", "llama-bpe", "qwen2", "starcoder", "deepseek-coder", "mpt", "llama-spm", "phi-3"]
+    static let withCases = ["gpt-2", "llama-bpe", "qwen2", "starcoder", "deepseek-coder", "mpt", "llama-spm", "phi-3", "gemma-4"]
 
     static func tokenizer(_ name: String) throws -> Tokenizer {
         let file = try GGUFFile(contentsOf: Fixtures.url("tokenizers/vocab/ggml-vocab-\(name).gguf"))
