@@ -500,9 +500,11 @@ TARGET void locallm_avx2_multi_q4_1(const uint8_t *base, long stride, const loca
     }
 }
 
-/// Q5_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.
+/// Q5_K in the order of ggml's AVX2 kernel (and `DotFast.q5_K`): each block's 8 integer lanes FMAed
+/// with y.d·d into 8 float lanes, the mins' part (−y.d·dmin · Σ m·bsum) summed apart, added last.
 INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
-    float sum = 0;
+    __m256 acc = _mm256_setzero_ps();
+    float summs = 0;
     const __m256i mask = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
     for (long b = 0; b < nb; b++) {
         const uint8_t *x = w + 176 * b;
@@ -510,7 +512,7 @@ INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
         const int32_t *bs = a->bsums + 16 * b;
         const __m256i qh = load32(x + 16);
         __m256i isum = _mm256_setzero_si256();
-        int32_t summs = 0;
+        int32_t mins = 0;
         for (int c = 0; c < 4; c++) {
             const __m256i bytes = load32(x + 48 + 32 * c);
             const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4);
@@ -522,12 +524,13 @@ INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
             scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
             isum = _mm256_add_epi32(isum, unsigned_dot_scaled(lo, load32(yq + 64 * c), sc0));
             isum = _mm256_add_epi32(isum, unsigned_dot_scaled(hi, load32(yq + 64 * c + 32), sc1));
-            summs += mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]);
+            mins += mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]);
         }
         const float yd = a->scales[b];
-        sum += (yd * half_at(x)) * (float)hsum_int(isum) - (yd * half_at(x + 2)) * (float)summs;
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(yd * half_at(x)), acc);
+        summs += (-yd * half_at(x + 2)) * (float)mins;
     }
-    return sum;
+    return hsum8(acc) + summs;
 }
 
 /// Q2_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.

@@ -229,32 +229,36 @@ package enum DotFast {
         return main + ((minAcc[0] + minAcc[2]) + (minAcc[1] + minAcc[3]))
     }
 
+    /// Q5_K in the order of ggml's AVX2 kernel: lane k of a block sums q·y·scale over elements 4k…4k+3
+    /// of each 32, the lanes FMAed with y.d·d over the blocks; the mins' part (−y.d·dmin times the
+    /// integer Σ m·bsum) summed apart in float and added last.
     @inline(__always)
     package static func q5_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        var sum: Float = 0
-        for b in 0..<nb {
+        var summs: Float = 0
+        let main = accumulate(nb) { b, p, out in
             let x = w + 176 * b
             let yq = UnsafePointer(a.qs + 256 * b), bs = a.bsums + 16 * b
             let qh = u8(x + 16)
-            var isum: Int32 = 0, summs: Int32 = 0
+            var mins: Int32 = 0
             for chunk in 0..<4 {
                 let q = u8(x + 48 + 32 * chunk), y0 = yq + 64 * chunk, y1 = y0 + 32
                 let bit0 = UInt8(2 * chunk), bit1 = UInt8(2 * chunk + 1)
-                var s0: Int32 = 0, s1: Int32 = 0
-                for l in 0..<32 {
-                    let h = qh[l]
-                    s0 &+= Int32((q[l] & 0x0F) | (((h >> bit0) & 1) << 4)) &* Int32(y0[l])
-                    s1 &+= Int32((q[l] >> 4) | (((h >> bit1) & 1) << 4)) &* Int32(y1[l])
-                }
                 let (sc0, m0) = Dequantize.scaleMinK4(2 * chunk, x + 4)
                 let (sc1, m1) = Dequantize.scaleMinK4(2 * chunk + 1, x + 4)
-                isum &+= Int32(sc0) &* s0 &+ Int32(sc1) &* s1
-                summs &+= Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
+                let p0 = p.int32 + 64 * chunk, p1 = p0 + 32
+                for l in 0..<32 {
+                    let h = qh[l]
+                    p0[l] = Int32(sc0) &* (Int32((q[l] & 0x0F) | (((h >> bit0) & 1) << 4)) &* Int32(y0[l]))
+                    p1[l] = Int32(sc1) &* (Int32((q[l] >> 4) | (((h >> bit1) & 1) << 4)) &* Int32(y1[l]))
+                }
+                mins &+= Int32(m0) &* (bs[4 * chunk] &+ bs[4 * chunk + 1]) &+ Int32(m1) &* (bs[4 * chunk + 2] &+ bs[4 * chunk + 3])
             }
+            Self.lanes(p.int32, count: 256, into: out)
             let yd = a.scales[b]
-            sum += (yd * loadHalf(x)) * Float(isum) - (yd * loadHalf(x, 2)) * Float(summs)
+            summs += (-yd * loadHalf(x, 2)) * Float(mins)
+            return yd * loadHalf(x)
         }
-        return sum
+        return main + summs
     }
 
     /// Q6_K in the order of ggml's AVX2 kernel (see `DotAVX2.q6_K`): lane k of a block sums q·y·scale
