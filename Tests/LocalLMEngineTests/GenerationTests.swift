@@ -30,7 +30,7 @@ func generate(sequence: ModelSequence, prompt: [Int], sampler: SamplerChain, gra
     /// where llama.cpp's top two logits are 0.0007 and 0.0025 apart: 17/20.)
     @Test func greedyGenerationMatchesLlamaCpp() async throws {
         var matches = 0, prompts = 0
-        for name in RuntimeGoldens.models {
+        for name in RuntimeGoldens.models + RuntimeGoldens.exactOnlyModels {
             let golden = try RuntimeGoldens.load(name)
             let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL(name))
             let tokenizer = try model.makeTokenizer()

@@ -33,6 +33,22 @@ import Testing
         #expect(agreement.klSum / Double(agreement.positions) < 0.01)
     }
 
+    /// Models checked only in llama.cpp's arithmetic (``RuntimeGoldens/exactOnlyModels``): the tiny gemma4,
+    /// whose logits move by up to 3.07 between llama.cpp's own decode and batch paths (its argmax flips at
+    /// 1 of 183 positions), too sensitive for the tolerances above. Evaluated as llama.cpp evaluates it
+    /// (one batch, ``BatchArithmetic/llamaCpp``), the argmax agrees at ≥ 97% of positions (measured: 375
+    /// of 379) and, where not, within 2.0 of llama.cpp's best logit (measured 1.80), inside that noise.
+    @Test(arguments: RuntimeGoldens.exactOnlyModels)
+    func exactArithmeticArgmaxMatchesLlamaCpp(model name: String) throws {
+        let golden = try RuntimeGoldens.load(name)
+        let model = try TransformerModel(contentsOf: try RuntimeGoldens.modelURL(name))
+        let agreement = try Self.agreement(model, golden, cases: golden.cases[...], batchSize: 512, arithmetic: .llamaCpp)
+        print("exact fidelity \(name): \(agreement)")
+        #expect(golden.cases.count >= RuntimeGoldens.minimumCases(name))
+        #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions), "\(agreement.argmaxMismatches)")
+        #expect(agreement.largestReferenceGap < 2.0, "\(agreement.argmaxMismatches)")
+    }
+
     /// The decode path (one token per forward pass: quantized matvecs, and attention of a query head
     /// group over the cache) holds the same agreement with llama.cpp's batched logits.
     @Test(arguments: models)
@@ -77,11 +93,11 @@ import Testing
     /// Evaluates each case's prompt in a fresh sequence (`batchSize` tokens per forward pass) and
     /// compares the logits of every position with llama.cpp's.
     static func agreement(_ model: TransformerModel, _ golden: RuntimeGoldens, cases: ArraySlice<RuntimeGoldens.Case>,
-                          batchSize: Int) throws -> LogitAgreement {
+                          batchSize: Int, arithmetic: BatchArithmetic = .fast) throws -> LogitAgreement {
         var agreement = LogitAgreement()
         let vocab = golden.n_vocab
         for (index, testCase) in cases.enumerated() {
-            let sequence = try model.makeSequence(contextSize: 256, batchSize: batchSize)
+            let sequence = try model.makeSequence(contextSize: 256, batchSize: batchSize, batchArithmetic: arithmetic)
             let logits = try sequence.evaluate(testCase.ids, allPositions: true)
             logits.withUnsafeBufferPointer { all in
                 for (p, position) in testCase.positions.enumerated() {
