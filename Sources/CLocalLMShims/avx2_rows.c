@@ -560,9 +560,9 @@ INLINE float dot_q2_K(const uint8_t *w, const locallm_activation *a, long nb) {
     return sum;
 }
 
-/// Q3_K in the per-block float order of the Swift kernel: Σ (d·yd)·isum.
+/// Q3_K in the order of ggml's AVX2 kernel (and `DotFast.q3_K`): each block's 8 integer lanes FMAed with y.d·d.
 INLINE float dot_q3_K(const uint8_t *w, const locallm_activation *a, long nb) {
-    float sum = 0;
+    __m256 acc = _mm256_setzero_ps();
     const __m256i three = _mm256_set1_epi8(3), four = _mm256_set1_epi8(4), one = _mm256_set1_epi8(1);
     for (long b = 0; b < nb; b++) {
         const uint8_t *x = w + 110 * b;
@@ -588,9 +588,9 @@ INLINE float dot_q3_K(const uint8_t *w, const locallm_activation *a, long nb) {
                 isum = _mm256_add_epi32(isum, scale_halves(lanes, scales[g], scales[g + 1]));
             }
         }
-        sum += (half_at(x + 108) * a->scales[b]) * (float)hsum_int(isum);
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(a->scales[b] * half_at(x + 108)), acc);
     }
-    return sum;
+    return hsum8(acc);
 }
 
 TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,

@@ -168,35 +168,32 @@ package enum DotFast {
         return sum
     }
 
+    /// Q3_K in the order of ggml's AVX2 kernel: lane k of a block sums q·y·scale over elements 4k…4k+3
+    /// of each 32, the lanes FMAed with y.d·d over the blocks.
     @inline(__always)
     package static func q3_K(_ w: UnsafeRawPointer, _ a: PreparedActivation, _ nb: Int) -> Float {
-        withUnsafeTemporaryAllocation(of: Int8.self, capacity: 16) { scaleBuffer in
-            let scales = scaleBuffer.baseAddress!
-            var sum: Float = 0
-            for b in 0..<nb {
+        withUnsafeTemporaryAllocation(of: Int8.self, capacity: 16) { scaleBuffer -> Float in
+            guard let scales = scaleBuffer.baseAddress else { return 0 }
+            return accumulate(nb) { b, p, out in
                 let x = w + 110 * b
                 let yq = UnsafePointer(a.qs + 256 * b)
                 Dequantize.q3_KScales(x + 96, scales)
-                var isum: Int32 = 0
+                let q0 = u8(x + 32), hm = u8(x)
                 for half in 0..<2 {
+                    let q = q0 + 32 * half
                     for j in 0..<4 {
                         let shift = UInt8(2 * j), bit = UInt8(4 * half + j), g = 8 * half + 2 * j
-                        let y = yq + 128 * half + 32 * j
-                        let q = u8(x + 32 + 32 * half), hm = u8(x)
-                        var s0: Int32 = 0, s1: Int32 = 0
-                        for l in 0..<16 {
+                        let y = yq + 128 * half + 32 * j, out32 = p.int32 + 128 * half + 32 * j
+                        for l in 0..<32 {
                             // The high bit set means no −4 offset.
-                            let v0 = Int32((q[l] >> shift) & 3) &- (Int32(((hm[l] >> bit) & 1) ^ 1) << 2)
-                            let v1 = Int32((q[l + 16] >> shift) & 3) &- (Int32(((hm[l + 16] >> bit) & 1) ^ 1) << 2)
-                            s0 &+= v0 &* Int32(y[l])
-                            s1 &+= v1 &* Int32(y[l + 16])
+                            let v = Int32((q[l] >> shift) & 3) &- (Int32(((hm[l] >> bit) & 1) ^ 1) << 2)
+                            out32[l] = Int32(scales[l < 16 ? g : g + 1]) &* (v &* Int32(y[l]))
                         }
-                        isum &+= Int32(scales[g]) &* s0 &+ Int32(scales[g + 1]) &* s1
                     }
                 }
-                sum += (loadHalf(x, 108) * a.scales[b]) * Float(isum)
+                Self.lanes(p.int32, count: 256, into: out)
+                return a.scales[b] * loadHalf(x, 108)
             }
-            return sum
         }
     }
 
