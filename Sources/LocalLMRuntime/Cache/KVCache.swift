@@ -80,13 +80,6 @@ public final class KVCache {
         histories = shapes.map { allocate($0.historyWidth, 4)?.assumingMemoryBound(to: Float.self) }
     }
 
-    /// A cache whose every layer has the same key and value widths.
-    convenience init(type: KVCacheStorage, contextSize: Int, layerCount: Int, keyWidth: Int,
-                     valueWidth: Int) throws(RuntimeError) {
-        try self.init(type: type, contextSize: contextSize,
-                      shapes: Array(repeating: LayerCacheShape(keyWidth: keyWidth, valueWidth: valueWidth), count: layerCount))
-    }
-
     deinit {
         for p in keys { p?.deallocate() }
         for p in values { p?.deallocate() }
