@@ -23,7 +23,9 @@ import LocalLMTokenizers
 /// `additionalProperties` closes objects, LocalLM's generation default), `--schema-order` (members
 /// only in schema order, the generation default), `--infer-types` (an untyped schema admits only the
 /// type its keywords describe, the generation default), `--approximate-oneof` (read a `oneOf` whose branches may
-/// overlap as `anyOf` instead of refusing it; lets invalid instances through).
+/// overlap as `anyOf` instead of refusing it; lets invalid instances through), `--narrow-members` (leave
+/// out a further-member route whose value schema is refused; turns those compile errors into
+/// validation errors).
 let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     func value(after flag: String) -> String? {
         guard let i = arguments.firstIndex(of: flag), i + 1 < arguments.count else { return nil }
@@ -60,7 +62,8 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                                     anyPropertyOrder: !arguments.contains("--schema-order"),
                                     infersTypes: arguments.contains("--infer-types"),
                                     patternsSearch: true,
-                                    approximatesOneOf: arguments.contains("--approximate-oneof"))
+                                    approximatesOneOf: arguments.contains("--approximate-oneof"),
+                                    narrowsRefusedMembers: arguments.contains("--narrow-members"))
 
     var report = MaskBenchReport()
     var mask = [UInt64](repeating: 0, count: table.maskWordCount)

@@ -101,8 +101,17 @@ extension JSONSchemaCompiler {
         if !routes.isEmpty {
             var alts: [[Symbol]] = []
             for r in routes {
-                // A route whose value schema cannot be built (say, two different patterns) is left out: fewer instances, never more.
-                guard let v = try? visit(r.value, r.path) else { continue }
+                let v: [Symbol]
+                do { v = try visit(r.value, r.path) } catch {
+                    // Refused, unless asked to leave the route out (fewer documents, never more).
+                    if narrowsRefusedMembers {
+                        switch error {
+                        case .unsupportedSchemaFeature, .tooLarge: continue
+                        default: break
+                        }
+                    }
+                    throw error
+                }
                 alts.append(r.key + colon + v)
             }
             if !alts.isEmpty { extraMember = b.group(alts, name: "extra-member") }

@@ -29,6 +29,8 @@ struct JSONSchemaCompiler {
     let patternsSearch: Bool
     /// See `JSONSchemaOptions.approximatesOneOf`.
     let approximatesOneOf: Bool
+    /// See `JSONSchemaOptions.narrowsRefusedMembers`.
+    let narrowsRefusedMembers: Bool
     /// Search patterns compiled for decisions at compile time (listed names, enum values).
     let patternCache = PatternCache()
 
@@ -40,6 +42,7 @@ struct JSONSchemaCompiler {
         self.infersTypes = options.infersTypes
         self.patternsSearch = options.patternsSearch
         self.approximatesOneOf = options.approximatesOneOf
+        self.narrowsRefusedMembers = options.narrowsRefusedMembers
     }
 
     static func compile(_ schema: JSONValue, whitespace: JSONWhitespace) throws(GrammarError) -> Grammar {
@@ -429,15 +432,23 @@ public struct JSONSchemaOptions: Sendable {
     /// development set it lets invalid instances through (see Docs/grammar.md). When off, such a
     /// schema is refused with `unsupportedSchemaFeature("oneOf …")`.
     public var approximatesOneOf: Bool
+    /// Leave out a route for further members (`patternProperties`, `additionalProperties`) whose
+    /// value schema is refused, instead of refusing the whole schema. Off by default: the grammar
+    /// would then refuse valid documents that use that route (it *under*-approximates; everything it
+    /// admits is still valid). On, a schema with one unsupported corner still gives a usable grammar
+    /// for generation: the model just never writes such a member.
+    public var narrowsRefusedMembers: Bool
 
     public init(whitespace: JSONWhitespace = .compact, closesUnlistedObjects: Bool = true, anyPropertyOrder: Bool = false,
-                infersTypes: Bool = true, patternsSearch: Bool = false, approximatesOneOf: Bool = false) {
+                infersTypes: Bool = true, patternsSearch: Bool = false, approximatesOneOf: Bool = false,
+                narrowsRefusedMembers: Bool = false) {
         self.whitespace = whitespace
         self.closesUnlistedObjects = closesUnlistedObjects
         self.anyPropertyOrder = anyPropertyOrder
         self.infersTypes = infersTypes
         self.patternsSearch = patternsSearch
         self.approximatesOneOf = approximatesOneOf
+        self.narrowsRefusedMembers = narrowsRefusedMembers
     }
 }
 

@@ -198,6 +198,29 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// A further-member route whose value schema is refused refuses the schema by default (leaving
+    /// the route out would refuse valid documents silently); `narrowsRefusedMembers` leaves it out,
+    /// and then admits only documents without such a member.
+    @Test func aRefusedMemberRouteRefusesTheSchemaUnlessNarrowingIsAsked() throws {
+        let schema = try JSONValue(parsing: #"{"properties": {"a": {"type": "integer"}}, "patternProperties": {"^x": {"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]}}, "additionalProperties": false}"#)
+        #expect {
+            _ = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions())
+        } throws: { error in
+            guard case .unsupportedSchemaFeature(let feature, let path)? = error as? GrammarError else { return false }
+            return feature.hasPrefix("oneOf") && path.hasPrefix("$.patternProperties")
+        }
+        let narrowed = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(narrowsRefusedMembers: true))
+        #expect(matches(narrowed, #"{"a":1}"#))
+        #expect(matches(narrowed, "{}"))
+        #expect(!matches(narrowed, #"{"a":1,"xy":"abcd"}"#), "valid, but its route was left out")
+        #expect(!matches(narrowed, #"{"b":1}"#))
+        // A malformed value schema is an error even when narrowing.
+        let malformed = try JSONValue(parsing: #"{"patternProperties": {"^x": {"type": "object", "required": 3}}, "additionalProperties": false}"#)
+        #expect(throws: GrammarError.self) {
+            _ = try CompiledGrammar(jsonSchema: malformed, options: JSONSchemaOptions(narrowsRefusedMembers: true))
+        }
+    }
+
     /// A pattern whose deterministic automaton explodes (2^15 states) is still written as rules
     /// alone, but intersected with a length it is a typed error, not an allocation sized by the input.
     @Test func anExplodingPatternIntersectionIsATypedError() throws {
