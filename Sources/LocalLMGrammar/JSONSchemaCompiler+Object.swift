@@ -4,8 +4,10 @@ extension JSONSchemaCompiler {
     static let dependencyKeywords = ["dependencies", "dependentRequired", "dependentSchemas"]
     /// Dependencies split into 2^n alternatives; more than this many are refused.
     static let maxDependencies = 5
-    /// Objects with more listed properties than this keep schema order even when any order is asked for.
+    /// In any order, objects with more listed properties than this track only the required ones.
     static let maxUnorderedProperties = 10
+    /// Alternatives an any-order object may take (states × members).
+    static let maxUnorderedAlternatives = 60_000
 
     mutating func objectRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
         if let variants = try dependencyVariants(s, path) {
@@ -116,7 +118,7 @@ extension JSONSchemaCompiler {
             }
             if !alts.isEmpty { extraMember = b.group(alts, name: "extra-member") }
         }
-        if anyPropertyOrder && props.count >= 2 && props.count <= Self.maxUnorderedProperties {
+        if anyPropertyOrder && props.count >= 2 {
             return try unorderedMembers(props, required: required, extra: extraMember, nonEmpty: nonEmpty, path)
         }
         // tail(i, first): the members from i on; `first` means no comma is owed before the next one.
@@ -147,29 +149,48 @@ extension JSONSchemaCompiler {
         return open + (next[true] ?? []) + close
     }
 
-    /// Listed members in any order, each at most once, extra members anywhere: one rule per set of
-    /// members written so far (2^n rules, so only for small n).
+    /// Listed members in any order, extra members anywhere: one rule per set of *tracked* members
+    /// written so far. Up to `maxUnorderedProperties` listed members every one is tracked (each at
+    /// most once: exact). Past that only the required ones are (each once, and all before the end);
+    /// an optional member may then come at any point, and again: the one over-approximation, a
+    /// repeated key, whose every value still satisfies the member's schema (Docs/grammar.md).
     private mutating func unorderedMembers(_ props: [(String, JSONValue)], required: Set<String>, extra: [Symbol]?,
                                            nonEmpty: Bool, _ path: String) throws(GrammarError) -> [Symbol] {
+        let n = props.count
+        let tracked = n <= Self.maxUnorderedProperties ? Array(0..<n) : props.indices.filter { required.contains(props[$0].0) }
+        guard tracked.count <= Self.maxUnorderedProperties else {
+            throw unsupported("members in any order beside more than \(Self.maxUnorderedProperties) required properties", path + ".required")
+        }
+        guard (1 << tracked.count) * (n + 2) <= Self.maxUnorderedAlternatives else {
+            throw .tooLarge(message: "\(n) members in any order with \(tracked.count) required at \(path)")
+        }
         let open = json.token("{", &b), close = json.token("}", &b), comma = json.token(",", &b), colon = json.token(":", &b)
         var members: [[Symbol]] = []
         for (name, schema) in props {
             let value = try visit(schema, "\(path).properties.\(name)")
             members.append([.rule(b.rule("member", [stringLiteral(name) + json.space(&b) + colon + value]))])
         }
+        // bit[i]: member i's bit in the state, nil for an untracked member.
+        var bit = [Int?](repeating: nil, count: n)
+        for (k, i) in tracked.enumerated() { bit[i] = 1 << k }
         var requiredMask = 0
-        for (i, p) in props.enumerated() where required.contains(p.0) { requiredMask |= 1 << i }
-        let n = props.count
-        // after[mask]: the rest of the object once the members in `mask` (and at least one member) are written.
-        let after = (0..<(1 << n)).map { _ in b.newRule("members-after") }
-        for mask in 0..<(1 << n) {
+        for i in tracked where required.contains(props[i].0) { requiredMask |= bit[i] ?? 0 }
+        // after[mask]: the rest of the object once the tracked members in `mask` (and at least one member) are written.
+        let after = (0..<(1 << tracked.count)).map { _ in b.newRule("members-after") }
+        for mask in 0..<(1 << tracked.count) {
             var alts: [[Symbol]] = mask & requiredMask == requiredMask ? [[]] : []
-            for i in 0..<n where mask & (1 << i) == 0 { alts.append(comma + members[i] + [.rule(after[mask | 1 << i])]) }
+            for i in 0..<n {
+                if let m = bit[i] {
+                    if mask & m == 0 { alts.append(comma + members[i] + [.rule(after[mask | m])]) }
+                } else {
+                    alts.append(comma + members[i] + [.rule(after[mask])])
+                }
+            }
             if let extra { alts.append(comma + extra + [.rule(after[mask])]) }
             b.setAlternatives(after[mask], alts)
         }
         var first: [[Symbol]] = requiredMask == 0 && !nonEmpty ? [[]] : []
-        for i in 0..<n { first.append(members[i] + [.rule(after[1 << i])]) }
+        for i in 0..<n { first.append(members[i] + [.rule(after[bit[i] ?? 0])]) }
         if let extra { first.append(extra + [.rule(after[0])]) }
         return open + b.group(first, name: "members") + close
     }

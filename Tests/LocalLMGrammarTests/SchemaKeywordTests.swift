@@ -221,6 +221,32 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Members in any order past ten listed properties: the required ones are tracked (each once,
+    /// all before the end), the optional ones may come anywhere (and repeat: the documented
+    /// over-approximation). Past ten required members it is a typed error, not schema order.
+    @Test func manyMembersInAnyOrderTrackTheRequiredOnes() throws {
+        let names = (0..<14).map { "p\($0)" }
+        let properties = names.map { #""\#($0)": {"type": "integer"}"# }.joined(separator: ", ")
+        let schema = try JSONValue(parsing: #"{"type": "object", "properties": {\#(properties)}, "required": ["p3", "p11"], "additionalProperties": false}"#)
+        let g = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(anyPropertyOrder: true))
+        func object(_ keys: [String]) -> String { "{" + keys.map { #""\#($0)":1"# }.joined(separator: ",") + "}" }
+        #expect(matches(g, object(names.reversed())))
+        #expect(matches(g, object(["p11", "p0", "p3"])))
+        #expect(matches(g, object(["p11", "p0", "p3", "p0"])), "a repeated optional member: let through, as documented")
+        #expect(!matches(g, object(["p11", "p0"])), "p3 is required")
+        #expect(!matches(g, object(["p11", "p3", "p11"])), "a required member twice")
+        #expect(!matches(g, object(["p11", "p3", "q"])))
+        #expect(!matches(g, #"{"p11":1,"p3":"x"}"#))
+        let manyRequired = try JSONValue(parsing: #"{"type": "object", "properties": {\#(properties)}, "required": [\#(names.prefix(11).map { "\"\($0)\"" }.joined(separator: ", "))]}"#)
+        #expect {
+            _ = try CompiledGrammar(jsonSchema: manyRequired, options: JSONSchemaOptions(anyPropertyOrder: true))
+        } throws: { error in
+            guard case .unsupportedSchemaFeature(let feature, _)? = error as? GrammarError else { return false }
+            return feature.contains("any order")
+        }
+        #expect(throws: Never.self) { _ = try CompiledGrammar(jsonSchema: manyRequired) }
+    }
+
     /// A pattern whose deterministic automaton explodes (2^15 states) is still written as rules
     /// alone, but intersected with a length it is a typed error, not an allocation sized by the input.
     @Test func anExplodingPatternIntersectionIsATypedError() throws {
