@@ -8,6 +8,8 @@ extension JSONSchemaCompiler {
     static let maxUnorderedProperties = 10
     /// Alternatives an any-order object may take (states × members).
     static let maxUnorderedAlternatives = 60_000
+    /// Pattern properties split exactly by the set of patterns a key matches (2^n key languages) up to this many.
+    static let maxExactPatternRoutes = 4
 
     mutating func objectRule(_ s: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
         if let variants = try dependencyVariants(s, path) {
@@ -62,27 +64,14 @@ extension JSONSchemaCompiler {
         // Extra member routes: a key matching pattern i (its value satisfies every pattern the key may
         // also match), or any unlisted key whose value satisfies additionalProperties and every pattern.
         var routes: [(key: [Symbol], value: JSONValue, path: String)] = []
-        for (i, (pattern, schema)) in patterns.enumerated() {
-            var shadowed: [String] = []
-            for (name, _) in props where try searchMatches(pattern, name, path) { shadowed.append(name) }
-            var values = [schema]
-            for (j, other) in patterns.enumerated() where j != i && !Self.patternsDisjoint(pattern, other.0) { values.append(other.1) }
-            let node: RegexCompiler.Node
-            do { node = try patternNode(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
-            let key: [Symbol]
-            if shadowed.isEmpty {
-                key = json.quoted(try regularContent(node), &b)
-            } else {
-                // Listed names the pattern matches come through their listed route (with this
-                // pattern's schema too): the extra-key route takes the pattern minus those names.
-                let keys = try ScalarAutomaton(node).determinized().intersection(try ScalarAutomaton.literals(shadowed).complement())
-                key = json.quoted(keys.emit(&b, jsonString: true), &b)
-            }
-            routes.append((key, values.count == 1 ? schema : .object([("allOf", .array(values))]), path + ".patternProperties"))
+        let overlapping = patterns.count >= 2 && patterns.indices.contains { i in
+            patterns.indices.contains { j in j > i && !Self.patternsDisjoint(patterns[i].0, patterns[j].0) }
         }
-        if let extra {
-            let values = [extra] + patterns.map(\.1)
-            routes.append((excludedKey(props.map(\.0)), values.count == 1 ? extra : .object([("allOf", .array(values))]), path + ".additionalProperties"))
+        if overlapping || (!patterns.isEmpty && extra != nil), patterns.count <= Self.maxExactPatternRoutes,
+           let exact = try exactExtraRoutes(patterns: patterns, listed: props.map(\.0), extra: extra, path) {
+            routes = exact
+        } else {
+            routes = try approximateExtraRoutes(patterns: patterns, listed: props.map(\.0), extra: extra, path)
         }
         if !routes.isEmpty, let names = s["propertyNames"], names != .bool(true) {
             throw unsupported("propertyNames beside additional or pattern properties", path + ".propertyNames")
@@ -193,6 +182,90 @@ extension JSONSchemaCompiler {
         for i in 0..<n { first.append(members[i] + [.rule(after[bit[i] ?? 0])]) }
         if let extra { first.append(extra + [.rule(after[0])]) }
         return open + b.group(first, name: "members") + close
+    }
+
+    typealias MemberRoute = (key: [Symbol], value: JSONValue, path: String)
+
+    /// Extra-member routes split by which patterns a key matches: for each set S of patterns, the
+    /// keys that match (as a search, as the specification reads `patternProperties`) exactly the
+    /// patterns of S and no listed name, whose value satisfies every schema of S; and the keys that
+    /// match no pattern and no listed name, whose value satisfies `additionalProperties`. Exact. Nil
+    /// when an automaton grows past its bounds (the caller then takes the approximate routes).
+    private mutating func exactExtraRoutes(patterns: [(String, JSONValue)], listed: [String], extra: JSONValue?,
+                                           _ path: String) throws(GrammarError) -> [MemberRoute]? {
+        do throws(GrammarError) {
+            var matching: [ScalarAutomaton] = [], notMatching: [ScalarAutomaton] = []
+            for (pattern, _) in patterns {
+                let generated: RegexCompiler.Node, searched: RegexCompiler.Node
+                do throws(GrammarError) {
+                    generated = try patternNode(pattern)
+                    searched = try RegexCompiler.parseSearch(pattern)
+                } catch { throw GrammarError.schema(message: error.description, path: path + ".patternProperties") }
+                // Keys generated for a pattern: its matches as `patternNode` reads them (a whole
+                // match by default, a subset of the searches); keys kept away from it: every search hit.
+                matching.append(try ScalarAutomaton(generated).determinized())
+                notMatching.append(try ScalarAutomaton(searched).determinized().complement())
+            }
+            let unlisted = listed.isEmpty ? nil : try ScalarAutomaton.literals(listed).complement()
+            var routes: [MemberRoute] = []
+            for subset in 1..<(1 << patterns.count) {
+                let parts = patterns.indices.map { subset & (1 << $0) != 0 ? matching[$0] : notMatching[$0] }
+                guard let keys = try Self.intersection(of: (unlisted.map { [$0] } ?? []) + parts) else { continue }
+                let values = patterns.indices.filter { subset & (1 << $0) != 0 }.map { patterns[$0].1 }
+                routes.append((json.quoted(keys.emit(&b, jsonString: true), &b),
+                               values.count == 1 ? values[0] : .object([("allOf", .array(values))]), path + ".patternProperties"))
+            }
+            if let extra {
+                if let keys = try Self.intersection(of: (unlisted.map { [$0] } ?? []) + notMatching) {
+                    routes.append((json.quoted(keys.emit(&b, jsonString: true), &b), extra, path + ".additionalProperties"))
+                }
+            }
+            return routes
+        } catch {
+            guard case .tooLarge = error else { throw error }
+            return nil
+        }
+    }
+
+    /// The strings every automaton accepts; nil when there are none.
+    private static func intersection(of automata: [ScalarAutomaton]) throws(GrammarError) -> ScalarAutomaton? {
+        guard var result = automata.first else { return nil }
+        for a in automata.dropFirst() {
+            result = try result.intersection(a)
+            if !result.accepting.contains(true) { return nil }
+        }
+        return result.accepting.contains(true) ? result : nil
+    }
+
+    /// The routes when the exact split is too large: a key matching pattern i takes the schemas of
+    /// every pattern that may also match it, and any unlisted key takes `additionalProperties` and
+    /// every pattern's schema. Fewer documents than the schema admits, never more.
+    private mutating func approximateExtraRoutes(patterns: [(String, JSONValue)], listed: [String], extra: JSONValue?,
+                                                 _ path: String) throws(GrammarError) -> [MemberRoute] {
+        var routes: [MemberRoute] = []
+        for (i, (pattern, schema)) in patterns.enumerated() {
+            var shadowed: [String] = []
+            for name in listed where try searchMatches(pattern, name, path) { shadowed.append(name) }
+            var values = [schema]
+            for (j, other) in patterns.enumerated() where j != i && !Self.patternsDisjoint(pattern, other.0) { values.append(other.1) }
+            let node: RegexCompiler.Node
+            do { node = try patternNode(pattern) } catch { throw .schema(message: error.description, path: path + ".patternProperties") }
+            let key: [Symbol]
+            if shadowed.isEmpty {
+                key = json.quoted(try regularContent(node), &b)
+            } else {
+                // Listed names the pattern matches come through their listed route (with this
+                // pattern's schema too): the extra-key route takes the pattern minus those names.
+                let keys = try ScalarAutomaton(node).determinized().intersection(try ScalarAutomaton.literals(shadowed).complement())
+                key = json.quoted(keys.emit(&b, jsonString: true), &b)
+            }
+            routes.append((key, values.count == 1 ? schema : .object([("allOf", .array(values))]), path + ".patternProperties"))
+        }
+        if let extra {
+            let values = [extra] + patterns.map(\.1)
+            routes.append((excludedKey(listed), values.count == 1 ? extra : .object([("allOf", .array(values))]), path + ".additionalProperties"))
+        }
+        return routes
     }
 
     /// `dependencies`/`dependentRequired`/`dependentSchemas` as alternatives: for each trigger name,

@@ -247,6 +247,17 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         #expect(throws: Never.self) { _ = try CompiledGrammar(jsonSchema: manyRequired) }
     }
 
+    /// Overlapping patternProperties beside additionalProperties: each key takes the schemas of
+    /// exactly the patterns it matches, and a key matching none takes additionalProperties only.
+    @Test func overlappingPatternPropertiesSplitByTheKeysTheyMatch() throws {
+        let schema = try JSONValue(parsing: #"{"type": "object", "properties": {"ab": {"type": "null"}}, "patternProperties": {"^a": {"type": "integer"}, "b$": {"type": "string"}}, "additionalProperties": {"type": "boolean"}}"#)
+        let g = try CompiledGrammar(jsonSchema: schema, options: JSONSchemaOptions(patternsSearch: true))
+        for valid in [#"{"ax":1}"#, #"{"xb":"s"}"#, #"{"zz":true}"#, #"{"ax":1,"zz":false,"xb":"t"}"#] { #expect(matches(g, valid), "\(valid)") }
+        for invalid in [#"{"ax":"s"}"#, #"{"xb":1}"#, #"{"zz":1}"#, #"{"axb":1}"#, #"{"axb":"s"}"#, #"{"ab":null}"#, #"{"ab":1}"#] {
+            #expect(!matches(g, invalid), "\(invalid)")
+        }
+    }
+
     /// A pattern whose deterministic automaton explodes (2^15 states) is still written as rules
     /// alone, but intersected with a length it is a typed error, not an allocation sized by the input.
     @Test func anExplodingPatternIntersectionIsATypedError() throws {
