@@ -4,10 +4,9 @@ extension JSONSchemaCompiler {
     static let dependencyKeywords = ["dependencies", "dependentRequired", "dependentSchemas"]
     /// Dependencies split into 2^n alternatives; more than this many are refused.
     static let maxDependencies = 5
-    /// In any order, objects with more listed properties than this track only the required ones.
+    /// In any order, objects with more listed properties than this count their required members
+    /// instead of tracking each member.
     static let maxUnorderedProperties = 10
-    /// Alternatives an any-order object may take (states × members).
-    static let maxUnorderedAlternatives = 60_000
     /// Pattern properties split exactly by the set of patterns a key matches (2^n key languages) up to this many.
     static let maxExactPatternRoutes = 4
 
@@ -138,48 +137,47 @@ extension JSONSchemaCompiler {
         return open + (next[true] ?? []) + close
     }
 
-    /// Listed members in any order, extra members anywhere: one rule per set of *tracked* members
-    /// written so far. Up to `maxUnorderedProperties` listed members every one is tracked (each at
-    /// most once: exact). Past that only the required ones are (each once, and all before the end);
-    /// an optional member may then come at any point, and again: the one over-approximation, a
-    /// repeated key, whose every value still satisfies the member's schema (Docs/grammar.md).
+    /// Listed members in any order, extra members anywhere. Up to `maxUnorderedProperties` listed
+    /// members: one rule per set of members written so far, each member at most once (exact).
+    /// Larger objects: one rule per count of required members written; a required member moves to
+    /// the next count and the object may end only at the last, an optional member may come anywhere.
+    /// The one over-approximation there is a repeated key (each of its values satisfies its schema;
+    /// a required member repeated in place of another one: counted, so a document missing a
+    /// required member without repeating another is still refused). Docs/grammar.md.
     private mutating func unorderedMembers(_ props: [(String, JSONValue)], required: Set<String>, extra: [Symbol]?,
                                            nonEmpty: Bool, _ path: String) throws(GrammarError) -> [Symbol] {
-        let n = props.count
-        let tracked = n <= Self.maxUnorderedProperties ? Array(0..<n) : props.indices.filter { required.contains(props[$0].0) }
-        guard tracked.count <= Self.maxUnorderedProperties else {
-            throw unsupported("members in any order beside more than \(Self.maxUnorderedProperties) required properties", path + ".required")
-        }
-        guard (1 << tracked.count) * (n + 2) <= Self.maxUnorderedAlternatives else {
-            throw .tooLarge(message: "\(n) members in any order with \(tracked.count) required at \(path)")
-        }
         let open = json.token("{", &b), close = json.token("}", &b), comma = json.token(",", &b), colon = json.token(":", &b)
         var members: [[Symbol]] = []
         for (name, schema) in props {
             let value = try visit(schema, "\(path).properties.\(name)")
             members.append([.rule(b.rule("member", [stringLiteral(name) + json.space(&b) + colon + value]))])
         }
-        // bit[i]: member i's bit in the state, nil for an untracked member.
-        var bit = [Int?](repeating: nil, count: n)
-        for (k, i) in tracked.enumerated() { bit[i] = 1 << k }
-        var requiredMask = 0
-        for i in tracked where required.contains(props[i].0) { requiredMask |= bit[i] ?? 0 }
-        // after[mask]: the rest of the object once the tracked members in `mask` (and at least one member) are written.
-        let after = (0..<(1 << tracked.count)).map { _ in b.newRule("members-after") }
-        for mask in 0..<(1 << tracked.count) {
-            var alts: [[Symbol]] = mask & requiredMask == requiredMask ? [[]] : []
-            for i in 0..<n {
-                if let m = bit[i] {
-                    if mask & m == 0 { alts.append(comma + members[i] + [.rule(after[mask | m])]) }
-                } else {
-                    alts.append(comma + members[i] + [.rule(after[mask])])
-                }
-            }
-            if let extra { alts.append(comma + extra + [.rule(after[mask])]) }
-            b.setAlternatives(after[mask], alts)
+        let n = props.count
+        let isRequired = props.map { required.contains($0.0) }
+        // State s; next(s, i): the state after member i, nil when member i cannot come in state s.
+        let states: Int, done: (Int) -> Bool, next: (Int, Int) -> Int?
+        if n <= Self.maxUnorderedProperties {
+            var requiredMask = 0
+            for i in 0..<n where isRequired[i] { requiredMask |= 1 << i }
+            states = 1 << n
+            done = { $0 & requiredMask == requiredMask }
+            next = { s, i in s & (1 << i) == 0 ? s | (1 << i) : nil }
+        } else {
+            let count = isRequired.filter { $0 }.count
+            states = count + 1
+            done = { $0 == count }
+            next = { s, i in isRequired[i] ? (s < count ? s + 1 : nil) : s }
         }
-        var first: [[Symbol]] = requiredMask == 0 && !nonEmpty ? [[]] : []
-        for i in 0..<n { first.append(members[i] + [.rule(after[bit[i] ?? 0])]) }
+        // after[s]: the rest of the object in state s, once at least one member is written.
+        let after = (0..<states).map { _ in b.newRule("members-after") }
+        for s in 0..<states {
+            var alts: [[Symbol]] = done(s) ? [[]] : []
+            for i in 0..<n { if let t = next(s, i) { alts.append(comma + members[i] + [.rule(after[t])]) } }
+            if let extra { alts.append(comma + extra + [.rule(after[s])]) }
+            b.setAlternatives(after[s], alts)
+        }
+        var first: [[Symbol]] = done(0) && !nonEmpty ? [[]] : []
+        for i in 0..<n { if let t = next(0, i) { first.append(members[i] + [.rule(after[t])]) } }
         if let extra { first.append(extra + [.rule(after[0])]) }
         return open + b.group(first, name: "members") + close
     }
