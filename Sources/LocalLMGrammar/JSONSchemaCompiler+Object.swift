@@ -60,8 +60,8 @@ extension JSONSchemaCompiler {
                 if !ok { props[i].1 = .bool(false) }
             }
         }
-        // Extra member routes: a key matching pattern i (its value satisfies every pattern the key may
-        // also match), or any unlisted key whose value satisfies additionalProperties and every pattern.
+        // Extra member routes: split exactly by the patterns a key matches where the automata allow,
+        // else the narrowed routes (see exactExtraRoutes and approximateExtraRoutes).
         var routes: [(key: [Symbol], value: JSONValue, path: String)] = []
         let overlapping = patterns.count >= 2 && patterns.indices.contains { i in
             patterns.indices.contains { j in j > i && !Self.patternsDisjoint(patterns[i].0, patterns[j].0) }

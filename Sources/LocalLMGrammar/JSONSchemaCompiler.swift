@@ -415,10 +415,9 @@ public struct JSONSchemaOptions: Sendable {
     /// only the listed members (the default: a model then writes what the schema describes). False
     /// reads the absence as the specification does: any further members, after the listed ones.
     public var closesUnlistedObjects: Bool
-    /// Members may come in any order. Exact up to 10 listed properties; in larger objects only the
-    /// required members (at most 10) are tracked, so an optional member may repeat (a duplicate key,
-    /// each value valid). Off by default: schema order is what a model should write, and keeps
-    /// masks cheap.
+    /// Members may come in any order. Exact up to 10 listed properties; larger objects count their
+    /// required members, so a key may repeat (a duplicate key, each value valid; see Docs/grammar.md).
+    /// Off by default: schema order is what a model should write, and keeps masks cheap.
     public var anyPropertyOrder: Bool
     /// A schema without `type` whose keywords all concern one type (say `properties`) admits only
     /// that type (the default: what the schema's author means). False reads it as the
