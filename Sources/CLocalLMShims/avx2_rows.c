@@ -667,6 +667,143 @@ TARGET void locallm_avx2_rows_iq4_nl(const uint8_t *base, long stride, const loc
 TARGET void locallm_avx2_rows_iq4_xs(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                      float *y, long start, long end) { ROW_LOOP(dot_iq4_xs) }
 
+// MARK: - Prefill (many activations)
+
+/// The most 256-element blocks a row may have for the prefill kernels' row buffers (16,384 columns);
+/// longer rows go to the several-activation kernels, which compute the same values.
+#define GEMM_MAX_BLOCKS 64
+
+/// Q4_K rows [start, end) times n activations, each result exactly as `locallm_avx2_multi_q4_K`
+/// computes it: prefill form. Each row's blocks are unpacked once into a row buffer (values and the
+/// sub-block scales as int16 vectors), then activations go four at a time with their accumulators in
+/// registers; the min terms come from one 128-bit madd of the eight mins with the activation's pair
+/// sums of bsums.
+TARGET void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                   float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX || nb > GEMM_MAX_BLOCKS) {
+        locallm_avx2_multi_q4_K(base, stride, a, n, nb, y, ystride, start, end);
+        return;
+    }
+    __m256i w[GEMM_MAX_BLOCKS][8];
+    __m256i s[GEMM_MAX_BLOCKS][8];
+    __m128i mnv[GEMM_MAX_BLOCKS];
+    float dd[GEMM_MAX_BLOCKS], dmm[GEMM_MAX_BLOCKS];
+    int16_t bsp[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][8] __attribute__((aligned(16)));
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int i = 0; i < 8; i++)
+                bsp[j][b][i] = (int16_t)(a[j].bsums[16 * b + 2 * i] + a[j].bsums[16 * b + 2 * i + 1]);
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    for (long r = start; r < end; r++) {
+        const uint8_t *row = base + r * stride;
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = row + 144 * b;
+            int32_t sc[8], mn[8];
+            for (int c = 0; c < 4; c++) {
+                const __m256i bytes = load32(x + 16 + 32 * c);
+                w[b][2 * c] = _mm256_and_si256(bytes, mask);
+                w[b][2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+                scale_min_k4(2 * c, x + 4, &sc[2 * c], &mn[2 * c]);
+                scale_min_k4(2 * c + 1, x + 4, &sc[2 * c + 1], &mn[2 * c + 1]);
+            }
+            for (int i = 0; i < 8; i++) s[b][i] = _mm256_set1_epi16((int16_t)sc[i]);
+            mnv[b] = _mm_setr_epi16((int16_t)mn[0], (int16_t)mn[1], (int16_t)mn[2], (int16_t)mn[3],
+                                    (int16_t)mn[4], (int16_t)mn[5], (int16_t)mn[6], (int16_t)mn[7]);
+            dd[b] = half_at(x);
+            dmm[b] = half_at(x + 2);
+        }
+        long j = 0;
+        for (; j < n; j += 2) {
+            const int two = (n - j) >= 2;
+            __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+            __m128 m0 = _mm_setzero_ps(), m1 = _mm_setzero_ps();
+            const locallm_activation *a0 = a + j, *a1 = a + j + (two ? 1 : 0);
+            for (long b = 0; b < nb; b++) {
+                const int8_t *y0 = a0->qs + 256 * b, *y1 = a1->qs + 256 * b;
+                __m256i i0 = _mm256_setzero_si256(), i1 = _mm256_setzero_si256();
+                for (int c = 0; c < 8; c++) {
+                    const __m256i wc = w[b][c];
+                    i0 = _mm256_add_epi32(i0, _mm256_madd_epi16(_mm256_maddubs_epi16(wc, load32(y0 + 32 * c)), s[b][c]));
+                    i1 = _mm256_add_epi32(i1, _mm256_madd_epi16(_mm256_maddubs_epi16(wc, load32(y1 + 32 * c)), s[b][c]));
+                }
+                const float yd0 = a0->scales[b], yd1 = a1->scales[b];
+                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(yd0 * dd[b]), _mm256_cvtepi32_ps(i0), acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(yd1 * dd[b]), _mm256_cvtepi32_ps(i1), acc1);
+                const __m128 mins0 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j][b])));
+                const __m128 mins1 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j + (two ? 1 : 0)][b])));
+                m0 = _mm_fmadd_ps(_mm_set1_ps(-yd0 * dmm[b]), mins0, m0);
+                m1 = _mm_fmadd_ps(_mm_set1_ps(-yd1 * dmm[b]), mins1, m1);
+            }
+            float mm0[4], mm1[4];
+            _mm_storeu_ps(mm0, m0);
+            _mm_storeu_ps(mm1, m1);
+            y[j * ystride + r] = hsum8(acc0) + ((mm0[0] + mm0[2]) + (mm0[1] + mm0[3]));
+            if (two) y[(j + 1) * ystride + r] = hsum8(acc1) + ((mm1[0] + mm1[2]) + (mm1[1] + mm1[3]));
+        }
+    }
+}
+
+/// Q6_K rows [start, end) times n activations, each result exactly as `locallm_avx2_multi_q6_K`
+/// computes it: prefill form (see `locallm_avx2_gemm_q4_K`). The −32 offset's sums come from one
+/// 256-bit madd of the activation's bsums with the sixteen scales.
+TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                   float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX || nb > GEMM_MAX_BLOCKS) {
+        locallm_avx2_multi_q6_K(base, stride, a, n, nb, y, ystride, start, end);
+        return;
+    }
+    __m256i q[GEMM_MAX_BLOCKS][8];
+    __m256i s[GEMM_MAX_BLOCKS][8];
+    __m256i s16[GEMM_MAX_BLOCKS];
+    float dd[GEMM_MAX_BLOCKS];
+    int16_t bs[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][16] __attribute__((aligned(32)));
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int i = 0; i < 16; i++) bs[j][b][i] = (int16_t)a[j].bsums[16 * b + i];
+    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    for (long r = start; r < end; r++) {
+        const uint8_t *row = base + r * stride;
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = row + 210 * b;
+            const int8_t *sc = (const int8_t *)(x + 192);
+            for (int half = 0; half < 2; half++) {
+                const uint8_t *ql = x + 64 * half;
+                const __m256i qh = load32(x + 128 + 32 * half);
+                const __m256i l0 = load32(ql), l1 = load32(ql + 32);
+                q[b][4 * half] = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
+                q[b][4 * half + 1] = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
+                q[b][4 * half + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
+                q[b][4 * half + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
+                                                     _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
+            }
+            for (int c = 0; c < 8; c++)
+                s[b][c] = _mm256_set_m128i(_mm_set1_epi16((int16_t)sc[2 * c + 1]), _mm_set1_epi16((int16_t)sc[2 * c]));
+            s16[b] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)sc));
+            dd[b] = half_at(x + 208);
+        }
+        for (long j = 0; j < n; j += 2) {
+            const long j1 = (n - j) >= 2 ? j + 1 : j;
+            __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+            for (long b = 0; b < nb; b++) {
+                const int8_t *y0 = a[j].qs + 256 * b, *y1 = a[j1].qs + 256 * b;
+                __m256i i0 = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                              _mm256_slli_epi32(_mm256_madd_epi16(_mm256_load_si256((const __m256i *)bs[j][b]), s16[b]), 5));
+                __m256i i1 = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                              _mm256_slli_epi32(_mm256_madd_epi16(_mm256_load_si256((const __m256i *)bs[j1][b]), s16[b]), 5));
+                for (int c = 0; c < 8; c++) {
+                    const __m256i qc = q[b][c];
+                    i0 = _mm256_add_epi32(i0, _mm256_madd_epi16(_mm256_maddubs_epi16(qc, load32(y0 + 32 * c)), s[b][c]));
+                    i1 = _mm256_add_epi32(i1, _mm256_madd_epi16(_mm256_maddubs_epi16(qc, load32(y1 + 32 * c)), s[b][c]));
+                }
+                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(a[j].scales[b] * dd[b]), _mm256_cvtepi32_ps(i0), acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(a[j1].scales[b] * dd[b]), _mm256_cvtepi32_ps(i1), acc1);
+            }
+            y[j * ystride + r] = hsum8(acc0);
+            if (j1 != j) y[j1 * ystride + r] = hsum8(acc1);
+        }
+    }
+}
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -683,4 +820,10 @@ NONE(iq4_nl) NONE(iq4_xs)
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
     }
 NONE_MULTI(q8_0) NONE_MULTI(q4_0) NONE_MULTI(q5_0) NONE_MULTI(q4_1) NONE_MULTI(q4_K) NONE_MULTI(q6_K)
+#define NONE_GEMM(T)                                                                                    \
+    void locallm_avx2_gemm_##T(const uint8_t *base, long stride, const locallm_activation *a, long n,   \
+                               long nb, float *y, long ystride, long start, long end) {                  \
+        (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
+    }
+NONE_GEMM(q4_K) NONE_GEMM(q6_K)
 #endif

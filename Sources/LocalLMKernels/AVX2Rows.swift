@@ -64,6 +64,18 @@ package enum AVX2Rows {
         }
     }
 
+    /// The prefill form of ``multiFunction(for:)`` (the same values, bit for bit, about 1.5× faster over
+    /// rows in cache), or nil when there is none.
+    @inline(__always)
+    package static func gemmFunction(for type: GGMLType) -> MultiRows? {
+        guard CPUFeatures.avx2FMAF16C else { return nil }
+        switch type {
+        case .q4_K: return locallm_avx2_gemm_q4_K
+        case .q6_K: return locallm_avx2_gemm_q6_K
+        default: return nil
+        }
+    }
+
     /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type`; false, having written
     /// nothing, when there is none.
     @discardableResult

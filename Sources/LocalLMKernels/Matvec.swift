@@ -26,6 +26,10 @@ extension Kernels {
     /// kernels) the unpacking; each row's integer dot products remain. Where one row is bound by memory,
     /// extra rows come nearly free; where it is bound by arithmetic (these models on a 2-core AVX2 CPU),
     /// 4 rows cost about 2 one-row products (`LocalLMBenchmarks kernels batch=N`; Docs/scale-out.md).
+    /// Bytes of weight rows in one tile when more activations than one C call takes pass over them
+    /// (prefill): the tile stays in the core's cache while every group of activations goes through it.
+    static let multiTileBytes = 64 * 1024
+
     public static func matvec(
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch
@@ -49,12 +53,23 @@ extension Kernels {
                 withUnsafeTemporaryAllocation(of: locallm_activation.self, capacity: n) { c in
                     for t in 0..<n { c.initializeElement(at: t, to: activations[t].cActivation) }
                     let bytes = base.assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
+                    // More activations than one call takes (prefill): tiles of rows that stay in cache
+                    // while every group of activations passes over them, so the weights come from memory
+                    // once. Decode batches (one group) keep the whole range, as one sequence's matvec.
+                    let many = n > AVX2Rows.multiMaximum
+                    let tileRows = many ? max(4, (Self.multiTileBytes / max(1, stride)) & ~3) : rows
+                    let kernel = many ? AVX2Rows.gemmFunction(for: w.type) ?? multi : multi
                     splitRows(rows, bytes: w.byteCount * n, pool: pool) { start, end in
-                        var first = 0
-                        while first < n {
-                            let count = min(AVX2Rows.multiMaximum, n - first)
-                            multi(bytes, stride, c.baseAddress! + first, count, nb, y + first * rows, rows, start, end)
-                            first += count
+                        var r = start
+                        while r < end {
+                            let e = min(end, r + tileRows)
+                            var first = 0
+                            while first < n {
+                                let count = min(AVX2Rows.multiMaximum, n - first)
+                                kernel(bytes, stride, c.baseAddress! + first, count, nb, y + first * rows, rows, r, e)
+                                first += count
+                            }
+                            r = e
                         }
                     }
                     _ = c.deinitialize()

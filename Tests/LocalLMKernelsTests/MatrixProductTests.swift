@@ -28,12 +28,12 @@ struct MatrixProductTests {
         }
     }
 
-    /// The several-row matvec (decode batches, short prefills) gives every row bit for bit what the
-    /// one-row matvec gives it, for every weight type, with more rows than one C call takes (20 > 16),
-    /// and on 1, 2 and 3 threads.
+    /// The several-row matvec (decode batches, prefills) gives every row bit for bit what the one-row
+    /// matvec gives it, for every weight type, with more rows than one C call takes (17 and 37 > 16:
+    /// the prefill kernels of Q4_K and Q6_K, an odd last pair included), and on 1, 2 and 3 threads.
     @Test(arguments: weightTypes)
     func severalRowMatvecEqualsOneRowAtATime(type: GGMLType) throws {
-        let rows = 197, columns = 512, n = 20
+        let rows = 197, columns = 512, n = 37
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 5 + UInt64(type.rawValue))
         let x = randomActivations(n * columns, seed: 77)
         let scratch = KernelScratch()
@@ -46,13 +46,35 @@ struct MatrixProductTests {
                     }
                 }
             }
-            for count in [2, 3, n] {
+            for count in [2, 3, 17, n] {
                 var batch = [Float](repeating: .nan, count: count * rows)
                 Kernels.matvec(weights.matrix, x, rowsOfX: count, &batch, pool: pool, scratch: scratch)
                 let mismatches = (0..<(count * rows)).filter { batch[$0].bitPattern != single[$0].bitPattern }
                 #expect(mismatches.isEmpty, "\(type), \(count) rows on \(pool.threadCount) threads: \(mismatches.count) differ, first at \(mismatches.first ?? -1)")
             }
         }
+    }
+
+    /// Rows longer than the prefill kernels' row buffer (64 blocks of 256) go to the several-activation
+    /// kernels, with the same results.
+    @Test(arguments: [GGMLType.q4_K, .q6_K])
+    func longRowsGiveTheSameRowsAsOneRowAtATime(type: GGMLType) throws {
+        let rows = 9, columns = 65 * 256, n = 18
+        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 11 + UInt64(type.rawValue))
+        let x = randomActivations(n * columns, seed: 78)
+        let scratch = KernelScratch()
+        let pool = Self.pools[0]
+        var single = [Float](repeating: .nan, count: n * rows)
+        x.withUnsafeBufferPointer { xp in
+            single.withUnsafeMutableBufferPointer { yp in
+                for t in 0..<n {
+                    Kernels.matvec(weights.matrix, xp.baseAddress! + t * columns, yp.baseAddress! + t * rows, pool: pool, scratch: scratch)
+                }
+            }
+        }
+        var batch = [Float](repeating: .nan, count: n * rows)
+        Kernels.matvec(weights.matrix, x, rowsOfX: n, &batch, pool: pool, scratch: scratch)
+        #expect((0..<(n * rows)).allSatisfy { batch[$0].bitPattern == single[$0].bitPattern })
     }
 
     @Test(arguments: [GGMLType.f32, .f16, .q4_0, .q4_1, .q8_0, .q4_K, .q6_K, .iq4_NL, .iq4_XS])

@@ -26,10 +26,12 @@ enum MatrixProduct {
                          rounded: UnsafeMutablePointer<Float>, correction: UnsafeMutablePointer<Float>,
                          pool: ThreadPool, scratch: KernelScratch) {
         let m = w.matrix
-        if n < matvecBatchLimit {
+        if n < matvecBatchLimit || AVX2Rows.gemmFunction(for: m.type) != nil {
             // A few rows: the quantized decode kernels, each row as its own matvec computes it but the
             // weights read once for all of them, cost less than dequantizing every weight into floats for
-            // sgemm (figures at `matvecBatchLimit`).
+            // sgemm (figures at `matvecBatchLimit`). Q4_K and Q6_K have prefill kernels that beat sgemm on
+            // any number of rows (`Kernels.matvec(_:_:rowsOfX:_:pool:scratch:)`), and then every prompt
+            // row is exactly what decode would compute for it.
             Kernels.matvec(m, x, rowsOfX: n, y, pool: pool, scratch: scratch)
             return
         }
