@@ -694,7 +694,9 @@ TARGET void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const local
             for (int i = 0; i < 8; i++)
                 bsp[j][b][i] = (int16_t)(a[j].bsums[16 * b + 2 * i] + a[j].bsums[16 * b + 2 * i + 1]);
     const __m256i mask = _mm256_set1_epi8(0x0F);
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
         const uint8_t *row = base + r * stride;
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = row + 144 * b;
@@ -761,7 +763,9 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
         for (long b = 0; b < nb; b++)
             for (int i = 0; i < 16; i++) bs[j][b][i] = (int16_t)a[j].bsums[16 * b + i];
     const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
         const uint8_t *row = base + r * stride;
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = row + 210 * b;

@@ -58,7 +58,7 @@ extension Kernels {
                     // once. Decode batches (one group) keep the whole range, as one sequence's matvec.
                     let many = n > AVX2Rows.multiMaximum
                     let tileRows = many ? max(4, (Self.multiTileBytes / max(1, stride)) & ~3) : rows
-                    let kernel = many ? AVX2Rows.gemmFunction(for: w.type) ?? multi : multi
+                    let kernel = AVX2Rows.gemmFunction(for: w.type) ?? multi
                     splitRows(rows, bytes: w.byteCount * n, pool: pool) { start, end in
                         var r = start
                         while r < end {
