@@ -55,7 +55,8 @@ extension Kernels {
                     let bytes = base.assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
                     // More activations than one call takes (prefill): tiles of rows that stay in cache
                     // while every group of activations passes over them, so the weights come from memory
-                    // once. Decode batches (one group) keep the whole range, as one sequence's matvec.
+                    // once. Decode batches (one group) keep the whole range, as one sequence's matvec. Q4_K
+                    // and Q6_K go through their prefill kernels either way (the same values, faster).
                     let many = n > AVX2Rows.multiMaximum
                     let tileRows = many ? max(4, (Self.multiTileBytes / max(1, stride)) & ~3) : rows
                     let kernel = AVX2Rows.gemmFunction(for: w.type) ?? multi

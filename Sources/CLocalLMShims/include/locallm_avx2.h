@@ -75,7 +75,8 @@ void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const locallm_act
 /// What `locallm_avx2_multi_*` computes, bit for bit, shaped for prefill: each weight row is unpacked
 /// once into a buffer and the activations go through it in register-held pairs, with the K-quants'
 /// minimum and offset terms from vector `madd`s over the activation's block sums. About 1.5× the
-/// several-activation kernel's speed with the rows in cache. For Q4_K and Q6_K. Call only when
+/// several-activation kernel's speed with the rows in cache; rows are prefetched ahead as there, so decode
+/// batches use them too. For Q4_K and Q6_K. Call only when
 /// `locallm_has_avx2_fma_f16c()` is 1.
 void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                             float *y, long ystride, long start, long end);
