@@ -99,14 +99,28 @@ extension JSONSchemaCompiler {
     /// The schema `ref` points to in the root document.
     func refTarget(_ ref: String, _ path: String) throws(GrammarError) -> JSONValue {
         guard ref.hasPrefix("#") else { throw unsupported("$ref to another document (\(ref))", path) }
+        // A JSON Pointer (RFC 6901) after "#": every segment counts, the empty one too ("#/" is the member
+        // named ""). Where that finds nothing, the fragment is read leniently as slash-separated keys with
+        // empty segments skipped, as real-world schemas sometimes write ("#definitions/a", "#/a//b").
+        let fragment = ref.dropFirst()
+        if fragment.hasPrefix("/"),
+           let target = pointee(fragment.dropFirst().split(separator: "/", omittingEmptySubsequences: false)) {
+            return target
+        }
+        if let target = pointee(fragment.split(separator: "/", omittingEmptySubsequences: true)) { return target }
+        throw .schema(message: "$ref target \(ref) not found", path: path)
+    }
+
+    /// The value at the unescaped pointer segments `parts`, or nil.
+    private func pointee(_ parts: [Substring]) -> JSONValue? {
         var target = root
-        for part in ref.dropFirst().split(separator: "/", omittingEmptySubsequences: true) {
+        for part in parts {
             let key = String(part).split(separator: "~1", omittingEmptySubsequences: false).joined(separator: "/")
                 .split(separator: "~0", omittingEmptySubsequences: false).joined(separator: "~")
                 .removingPercentEncodingOfJSONPointer
             if let next = target[key] { target = next; continue }
             if let list = target.arrayValue, let i = Int(key), list.indices.contains(i) { target = list[i]; continue }
-            throw .schema(message: "$ref target \(ref) not found", path: path)
+            return nil
         }
         return target
     }

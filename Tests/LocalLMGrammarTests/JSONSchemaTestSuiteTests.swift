@@ -71,6 +71,21 @@ struct SuiteGroup: Sendable, CustomTestStringConvertible {
         #expect(validator.isValid(try JSONValue(parsing: instance)) == valid)
     }
 
+    /// The grammar resolves the same pointers (the empty tokens included) and accepts exactly the valid
+    /// instances.
+    @Test(arguments: [
+        (escapedPointers, #"{"slash": "aoeu"}"#, false), (escapedPointers, #"{"tilde": "aoeu"}"#, false),
+        (escapedPointers, #"{"percent": "aoeu"}"#, false), (escapedPointers, #"{"slash": 123}"#, true),
+        (escapedPointers, #"{"tilde": 123}"#, true), (escapedPointers, #"{"percent": 123}"#, true),
+        (quotedPointer, #"{"foo\"bar": 1}"#, true), (quotedPointer, #"{"foo\"bar": "1"}"#, false),
+        (emptyTokens, "1", true), (emptyTokens, #""a""#, false),
+    ])
+    func grammarResolvesRefPointers(schema: String, instance: String, valid: Bool) throws {
+        let options = JSONSchemaOptions(whitespace: .compact, closesUnlistedObjects: false)
+        let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: schema), options: options)
+        #expect(matches(grammar, try JSONValue(parsing: instance).compactText) == valid)
+    }
+
     /// By default (exact) the grammar never accepts an instance Python jsonschema rejects (when the
     /// schema compiles).
     @Test(arguments: SuiteGroup.all)
