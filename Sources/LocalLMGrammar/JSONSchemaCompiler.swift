@@ -162,15 +162,7 @@ struct JSONSchemaCompiler {
 
     private mutating func refRule(_ ref: String, _ path: String) throws(GrammarError) -> Int {
         if let r = refRules[ref] { return r }
-        guard ref.hasPrefix("#") else { throw unsupported("$ref to another document (\(ref))", path) }
-        var target = root
-        for part in ref.dropFirst().split(separator: "/", omittingEmptySubsequences: true) {
-            let key = String(part).split(separator: "~1", omittingEmptySubsequences: false).joined(separator: "/")
-                .split(separator: "~0", omittingEmptySubsequences: false).joined(separator: "~")
-            if let next = target[key] { target = next; continue }
-            if let list = target.arrayValue, let i = Int(key), list.indices.contains(i) { target = list[i]; continue }
-            throw .schema(message: "$ref target \(ref) not found", path: path)
-        }
+        let target = try refTarget(ref, path)
         let r = b.newRule("ref")
         refRules[ref] = r  // before visiting: recursion refers back to this rule
         let body = try visit(target, ref)
