@@ -9,17 +9,18 @@
 # same run.
 #
 #   scripts/bench-vs-llama.sh [--rounds 2] [--threads 2] [--prompt-tokens 512] [--gen-tokens 128]
-#                             [--native] [--with-1.5b] [--models SUBSTRING[,SUBSTRING]]
+#                             [--native] [--with-1.5b] [--models SUBSTRING[,SUBSTRING]] [--binary PATH]
 #
 # By default it measures the build users get: a plain `swift build -c release`, no flags (in its own
 # scratch folder, .build-plain, so the test build's flags do not mix in). --native measures
 # `-Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLOCALLM_NATIVE` instead. (--portable is accepted as
 # the old name of the default.) Models: SmolLM2-135M, Gemma 3 270M and Qwen2.5-Coder-0.5B; --with-1.5b
 # adds Qwen2.5-Coder-1.5B (fetched on first use); --models keeps the files whose name contains one of
-# the substrings.
+# the substrings. --binary measures an already built `locallm` instead of building one (it must be the
+# build the table says it is: plain unless --native).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=2 threads=2 pp=512 tg=128 native=0 with15=() only=""
+rounds=2 threads=2 pp=512 tg=128 native=0 with15=() only="" binary=""
 while (($#)); do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -30,6 +31,7 @@ while (($#)); do
     --native) native=1; shift ;;
     --with-1.5b) with15=(--with-1.5b); shift ;;
     --models) only=$2; shift 2 ;;
+    --binary) binary=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -50,8 +52,12 @@ if ((native)); then
 else
   flags=(); scratch=.build-plain; build="plain swift build -c release"
 fi
-swift build -c release --product locallm --scratch-path "$scratch" "${flags[@]}" >&2
-locallm=$(swift build -c release --product locallm --scratch-path "$scratch" "${flags[@]}" --show-bin-path)/locallm
+if [[ -n $binary ]]; then
+  locallm=$binary
+else
+  swift build -c release --product locallm --scratch-path "$scratch" "${flags[@]}" >&2
+  locallm=$(swift build -c release --product locallm --scratch-path "$scratch" "${flags[@]}" --show-bin-path)/locallm
+fi
 
 out=$(mktemp)
 for model in "${models[@]}"; do
