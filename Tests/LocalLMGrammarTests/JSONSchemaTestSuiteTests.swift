@@ -56,16 +56,19 @@ struct SuiteGroup: Sendable, CustomTestStringConvertible {
     static let quotedPointer = ##"{"properties": {"foo\"bar": {"$ref": "#/$defs/foo%22bar"}}, "$defs": {"foo\"bar": {"type": "number"}}}"##
     static let emptyTokens = ##"{"$defs": {"": {"$defs": {"": {"type": "number"}}}}, "allOf": [{"$ref": "#/$defs//$defs/"}]}"##
 
-    /// `$ref` pointers as the suite's ref.json spells them (the fixture leaves ref.json out, as most
-    /// of its groups need `$id`): `~0`/`~1`, percent-encoding, empty tokens. Labels by Python
-    /// jsonschema 4.26 (Draft202012Validator).
-    @Test(arguments: [
+    /// (schema, instance, valid) for the pointer tests below.
+    static let refPointerCases: [(String, String, Bool)] = [
         (escapedPointers, #"{"slash": "aoeu"}"#, false), (escapedPointers, #"{"tilde": "aoeu"}"#, false),
         (escapedPointers, #"{"percent": "aoeu"}"#, false), (escapedPointers, #"{"slash": 123}"#, true),
         (escapedPointers, #"{"tilde": 123}"#, true), (escapedPointers, #"{"percent": 123}"#, true),
         (quotedPointer, #"{"foo\"bar": 1}"#, true), (quotedPointer, #"{"foo\"bar": "1"}"#, false),
         (emptyTokens, "1", true), (emptyTokens, #""a""#, false),
-    ])
+    ]
+
+    /// `$ref` pointers as the suite's ref.json spells them (the fixture leaves ref.json out, as most
+    /// of its groups need `$id`): `~0`/`~1`, percent-encoding, empty tokens. Labels by Python
+    /// jsonschema 4.26 (Draft202012Validator).
+    @Test(arguments: refPointerCases)
     func validatorResolvesRefPointers(schema: String, instance: String, valid: Bool) throws {
         let validator = JSONSchemaValidator(root: try JSONValue(parsing: schema), draft: .draft2020_12)
         #expect(validator.isValid(try JSONValue(parsing: instance)) == valid)
@@ -73,13 +76,7 @@ struct SuiteGroup: Sendable, CustomTestStringConvertible {
 
     /// The grammar resolves the same pointers (the empty tokens included) and accepts exactly the valid
     /// instances.
-    @Test(arguments: [
-        (escapedPointers, #"{"slash": "aoeu"}"#, false), (escapedPointers, #"{"tilde": "aoeu"}"#, false),
-        (escapedPointers, #"{"percent": "aoeu"}"#, false), (escapedPointers, #"{"slash": 123}"#, true),
-        (escapedPointers, #"{"tilde": 123}"#, true), (escapedPointers, #"{"percent": 123}"#, true),
-        (quotedPointer, #"{"foo\"bar": 1}"#, true), (quotedPointer, #"{"foo\"bar": "1"}"#, false),
-        (emptyTokens, "1", true), (emptyTokens, #""a""#, false),
-    ])
+    @Test(arguments: refPointerCases)
     func grammarResolvesRefPointers(schema: String, instance: String, valid: Bool) throws {
         let options = JSONSchemaOptions(whitespace: .compact, closesUnlistedObjects: false)
         let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: schema), options: options)
