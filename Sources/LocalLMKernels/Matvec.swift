@@ -15,6 +15,10 @@ extension Kernels {
         splitRows(w.rows, bytes: w.byteCount, pool: pool) { start, end in matvecRows(w, x, a, y, start, end) }
     }
 
+    /// Bytes of weight rows in one tile when more activations than one C call takes pass over them
+    /// (prefill): the tile stays in the core's cache while every group of activations goes through it.
+    static let multiTileBytes = 64 * 1024
+
     /// Y[n × rows] = X[n × columns] · Wᵀ through the decode kernels: each row of Y is exactly what
     /// ``matvec(_:_:_:pool:scratch:)`` computes for that row of X (the same quantized activation, the
     /// same dot product per weight row), but the weights are read from memory once for all n rows.
@@ -26,10 +30,6 @@ extension Kernels {
     /// kernels) the unpacking; each row's integer dot products remain. Where one row is bound by memory,
     /// extra rows come nearly free; where it is bound by arithmetic (these models on a 2-core AVX2 CPU),
     /// 4 rows cost about 2 one-row products (`LocalLMBenchmarks kernels batch=N`; Docs/scale-out.md).
-    /// Bytes of weight rows in one tile when more activations than one C call takes pass over them
-    /// (prefill): the tile stays in the core's cache while every group of activations goes through it.
-    static let multiTileBytes = 64 * 1024
-
     public static func matvec(
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch

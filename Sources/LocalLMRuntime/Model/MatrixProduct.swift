@@ -3,9 +3,11 @@ import LocalLMKernels
 /// Y[n × rows] = X[n × columns] · Wᵀ, rounding X as ggml does.
 ///
 /// One row (decode) goes to the quantized matvec, which quantizes the activation itself as llama.cpp
-/// does. Batches go to the sgemm-on-dequantized-panels matmul after X has been rounded to the weight's
-/// activation format (``ActivationRounding``), because llama.cpp quantizes the activations of batches
-/// too: without that, prefill logits would drift from the reference.
+/// does. Short batches, and batches of any length for Q4_K and Q6_K weights, go to the several-row
+/// quantized kernels (each row exactly as decode computes it). Other batches go to the
+/// sgemm-on-dequantized-panels matmul after X has been rounded to the weight's activation format
+/// (``ActivationRounding``), because llama.cpp quantizes the activations of batches too: without that,
+/// prefill logits would drift from the reference.
 enum MatrixProduct {
     /// Batches of fewer rows go through the quantized decode kernels (each weight block unpacked once
     /// for every row) instead of the dequantized sgemm, whose cost starts with dequantizing every
