@@ -22,6 +22,8 @@ struct LlamaCppServerTests {
     }
 
     @Test func structuredOutputProgram() async throws {
-        try await RemoteSeeds.recipe(on: model)
+        // In one CI run (2026-11-25) llama.cpp's server wrote "ingredients" before "name"; the order
+        // is the server's, so only LocalLM's own server is held to the schema's order.
+        try await RemoteSeeds.recipe(on: model, inSchemaOrder: false)
     }
 }
