@@ -261,109 +261,133 @@ TARGET void locallm_avx2_rows_q5_1(const uint8_t *base, long stride, const local
 
 // MARK: - K-quants (256-element blocks)
 
-/// K-quant scale and min j (0…7) from the 12 packed bytes at q (ggml's get_scale_min_k4).
-INLINE void scale_min_k4(int j, const uint8_t *q, int32_t *scale, int32_t *min) {
-    if (j < 4) {
-        *scale = q[j] & 63;
-        *min = q[j + 4] & 63;
-    } else {
-        *scale = (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4);
-        *min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
-/// unsigned_dot(x, y) times s in every lane, for x in 0…63: madd multiplies maddubs' int16 pair sums by
-/// s directly, exactly what multiplying the int32 lanes by s gives (p0·s + p1·s = (p0 + p1)·s), with one
-/// instruction instead of a madd and a two-uop mullo.
-INLINE __m256i unsigned_dot_scaled(__m256i x, __m256i y, int32_t s) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), _mm256_set1_epi16((int16_t)s));
-}
-
-/// The same with lanes 0…3 (elements 0…15 of 32) times s0 and lanes 4…7 (16…31) times s1.
-INLINE __m256i unsigned_dot_halves(__m256i x, __m256i y, int32_t s0, int32_t s1) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(x, y),
-                             _mm256_set_m128i(_mm_set1_epi16((int16_t)s1), _mm_set1_epi16((int16_t)s0)));
-}
-
 /// Lanes 0…3 (elements 0…15 of 32) times s0, lanes 4…7 (16…31) times s1.
 INLINE __m256i scale_halves(__m256i lanes, int32_t s0, int32_t s1) {
     return _mm256_mullo_epi32(lanes, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
 }
 
+/// The eight sub-block scales and eight minimums of a Q4_K/Q5_K block (the 12 packed bytes at x + 4)
+/// as 16 bytes: scales 0…7, then mins 0…7 — ggml's get_scale_min_k4 for every j at once, on 32-bit
+/// lanes as ggml's utmp form does. Loads 16 bytes from x + 4 (the last 4 are the block's first
+/// values, masked off).
+INLINE __m128i k4_scales_mins(const uint8_t *x) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(x + 4));
+    const __m128i k1 = _mm_set1_epi32(0x3f3f3f3f), k2 = _mm_set1_epi32(0x0f0f0f0f), k3 = _mm_set1_epi32(0x03030303);
+    const __m128i low = _mm_and_si128(v, k1);   // lane 0: scales 0…3, lane 1: mins 0…3
+    // lane 0: low nibbles of bytes 8…11 | top bits of scales 0…3 (scales 4…7); lane 1: their high
+    // nibbles | top bits of mins 0…3 (mins 4…7).
+    const __m128i u2 = _mm_srlv_epi32(_mm_shuffle_epi32(v, 0xAA), _mm_setr_epi32(0, 4, 0, 0));
+    const __m128i high = _mm_or_si128(_mm_and_si128(u2, k2), _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(v, 6), k3), 4));
+    return _mm_unpacklo_epi32(low, high);
+}
+
+/// A shuffle control that spreads int16 lane i (of each 128-bit half) over the whole half.
+#define SPREAD16(i) _mm256_set1_epi16((short)(((2 * (i) + 1) << 8) | (2 * (i))))
+
+/// The activation's Q8_K bsums of one block summed in pairs, as eight int16: pair i = bsums[2i] +
+/// bsums[2i + 1], the sum over sub-block i's 32 values (|sum| ≤ 4,064).
+INLINE __m128i k4_pair_sums(const int32_t *bs) {
+    const __m256i h = _mm256_hadd_epi32(load32(bs), load32(bs + 8));   // p0 p1 p4 p5 | p2 p3 p6 p7
+    const __m128i lo = _mm256_castsi256_si128(h), hi = _mm256_extracti128_si256(h, 1);
+    return _mm_packs_epi32(_mm_unpacklo_epi64(lo, hi), _mm_unpackhi_epi64(lo, hi));
+}
+
 /// One Q4_K block of one row in ggml's order: its 8 int32 lanes (scaled sub-block sums) FMAed with d
-/// into the row's 8-lane accumulator, and its 4 min terms (two sub-blocks each) FMAed with −dmin into
-/// the row's 4 min accumulators.
-INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, const int32_t *bs, float yd, __m256 *acc, float *m) {
+/// into the row's 8-lane accumulator, and its 4 min terms (two sub-blocks each: lane c is
+/// mins[2c]·pair[2c] + mins[2c+1]·pair[2c+1]) FMAed with −dmin into the row's 4 min lanes. The
+/// integer sums are exact, so they are the same whichever instructions form them.
+INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, __m128i pairs, float yd, __m256 *acc, __m128 *m) {
     const __m256i mask = _mm256_set1_epi8(0x0F);
+    const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+    const __m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
     __m256i isum = _mm256_setzero_si256();
-    float mins[4];
     for (int c = 0; c < 4; c++) {
         const __m256i bytes = load32(x + 16 + 32 * c);
         const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-        int32_t sc0, mn0, sc1, mn1;
-        scale_min_k4(2 * c, x + 4, &sc0, &mn0);
-        scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
-        const __m256i s0 = unsigned_dot_scaled(lo, load32(yq + 64 * c), sc0);
-        const __m256i s1 = unsigned_dot_scaled(hi, load32(yq + 64 * c + 32), sc1);
+        const __m256i s0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load32(yq + 64 * c)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c)));
+        const __m256i s1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c + 1)));
         isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
-        mins[c] = (float)(mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]));
     }
-    const float dmin = -yd * half_at(x + 2);
+    const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(sm, 1), pairs));
     *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), *acc);
-    for (int c = 0; c < 4; c++) m[c] = __builtin_fmaf(dmin, mins[c], m[c]);
+    *m = _mm_fmadd_ps(_mm_set1_ps(-yd * half_at(x + 2)), mins, *m);
+}
+
+/// A Q4_K row's result: the block lanes' sum plus the min lanes as ((m0 + m2) + (m1 + m3)).
+INLINE float finish_q4_K(__m256 acc, __m128 m) {
+    float mm[4];
+    _mm_storeu_ps(mm, m);
+    return hsum8(acc) + ((mm[0] + mm[2]) + (mm[1] + mm[3]));
 }
 
 INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
-    float m[4] = {0, 0, 0, 0};
-    for (long b = 0; b < nb; b++) q4_K_block(w + 144 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc, m);
-    return hsum8(acc) + ((m[0] + m[2]) + (m[1] + m[3]));
+    __m128 m = _mm_setzero_ps();
+    for (long b = 0; b < nb; b++)
+        q4_K_block(w + 144 * b, a->qs + 256 * b, k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
+    return finish_q4_K(acc, m);
 }
 
 /// Four consecutive Q4_K rows, each exactly as `dot_q4_K`: one pass over the activation for four rows,
 /// and the next group of rows prefetched at the pace they are consumed.
 TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activation *a, long nb, float *y) {
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    float m[4][4] = {{0}};
+    __m128 m[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
     const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
     for (long b = 0; b < nb; b++) {
         for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
+        const __m128i pairs = k4_pair_sums(a->bsums + 16 * b);
         for (int k = 0; k < 4; k++)
-            q4_K_block(w + k * stride + 144 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc[k], m[k]);
+            q4_K_block(w + k * stride + 144 * b, a->qs + 256 * b, pairs, a->scales[b], &acc[k], &m[k]);
     }
-    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]) + ((m[k][0] + m[k][2]) + (m[k][1] + m[k][3]));
+    for (int k = 0; k < 4; k++) y[k] = finish_q4_K(acc[k], m[k]);
 }
 
+/// The activation's 16 Q8_K bsums of one block as int16, in order (|sum| ≤ 2,048).
+INLINE __m256i bsums16(const int32_t *bs) {
+    return _mm256_permute4x64_epi64(_mm256_packs_epi32(load32(bs), load32(bs + 8)), 0xD8);
+}
+
+/// Shuffle controls over int16 scales [g0…g7 | g0…g7]: the low half gets g(2k) everywhere, the high
+/// half g(2k+1), so `madd` scales elements 0…15 of 32 by one and 16…31 by the other.
+#define PAIR_SPREAD16(k)                                                                                   \
+    _mm256_setr_epi8(4 * (k), 4 * (k) + 1, 4 * (k), 4 * (k) + 1, 4 * (k), 4 * (k) + 1, 4 * (k), 4 * (k) + 1,  \
+                     4 * (k), 4 * (k) + 1, 4 * (k), 4 * (k) + 1, 4 * (k), 4 * (k) + 1, 4 * (k), 4 * (k) + 1,  \
+                     4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3,            \
+                     4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3,            \
+                     4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3)
+
 /// One Q6_K block of one row in ggml's order: lane k sums q·y·scale over elements 4k…4k+3 of each 32,
-/// minus 32·(bsum·scale) of groups 2k and 2k+1; the 8 int32 lanes are FMAed with d.
-INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, const int32_t *bs, float yd, __m256 *acc) {
+/// minus 32·(bsum·scale) of groups 2k and 2k+1 (one `madd` of the 16 scales with the 16 bsums); the 8
+/// int32 lanes are FMAed with d.
+INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, __m256i bs, float yd, __m256 *acc) {
     const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
-    const int8_t *sc = (const int8_t *)(x + 192);
-    int32_t off[8];
-    for (int m = 0; m < 8; m++) off[m] = -32 * (bs[2 * m] * sc[2 * m] + bs[2 * m + 1] * sc[2 * m + 1]);
-    __m256i isum = _mm256_loadu_si256((const __m256i *)off);
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
+    __m256i isum = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5));
     for (int half = 0; half < 2; half++) {
         const uint8_t *ql = x + 64 * half;
         const __m256i qh = load32(x + 128 + 32 * half);
         const int8_t *yy = yq + 128 * half;
-        const int8_t *g = sc + 8 * half;
+        const __m256i g = half == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00) : _mm256_permute2x128_si256(sc16, sc16, 0x11);
         const __m256i l0 = load32(ql), l1 = load32(ql + 32);
         const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
         const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
         const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
         const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
                                            _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
-        isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q0, load32(yy), g[0], g[1]),
-                                                       unsigned_dot_halves(q1, load32(yy + 32), g[2], g[3])));
-        isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q2, load32(yy + 64), g[4], g[5]),
-                                                       unsigned_dot_halves(q3, load32(yy + 96), g[6], g[7])));
+        const __m256i d0 = _mm256_madd_epi16(_mm256_maddubs_epi16(q0, load32(yy)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(0)));
+        const __m256i d1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q1, load32(yy + 32)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(1)));
+        const __m256i d2 = _mm256_madd_epi16(_mm256_maddubs_epi16(q2, load32(yy + 64)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(2)));
+        const __m256i d3 = _mm256_madd_epi16(_mm256_maddubs_epi16(q3, load32(yy + 96)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(3)));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(d0, d1));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(d2, d3));
     }
     *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x + 208)), _mm256_cvtepi32_ps(isum), *acc);
 }
 
 INLINE float dot_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
-    for (long b = 0; b < nb; b++) q6_K_block(w + 210 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc);
+    for (long b = 0; b < nb; b++) q6_K_block(w + 210 * b, a->qs + 256 * b, bsums16(a->bsums + 16 * b), a->scales[b], &acc);
     return hsum8(acc);
 }
 
@@ -373,8 +397,8 @@ TARGET static void four_q6_K(const uint8_t *w, long stride, const locallm_activa
     const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
     for (long b = 0; b < nb; b++) {
         for (int l = 0; l < 14; l++) locallm_prefetch(ahead + 4 * 210 * b + 64 * l);
-        for (int k = 0; k < 4; k++)
-            q6_K_block(w + k * stride + 210 * b, a->qs + 256 * b, a->bsums + 16 * b, a->scales[b], &acc[k]);
+        const __m256i bs = bsums16(a->bsums + 16 * b);
+        for (int k = 0; k < 4; k++) q6_K_block(w + k * stride + 210 * b, a->qs + 256 * b, bs, a->scales[b], &acc[k]);
     }
     for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
 }
@@ -386,45 +410,43 @@ TARGET void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const loca
                                     float *y, long ystride, long start, long end) {
     if (n > LOCALLM_MULTI_MAX) return;
     __m256 acc[LOCALLM_MULTI_MAX];
-    float m[LOCALLM_MULTI_MAX][4];
+    __m128 m[LOCALLM_MULTI_MAX];
     const __m256i mask = _mm256_set1_epi8(0x0F);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
         if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
         for (long j = 0; j < n; j++) {
             acc[j] = _mm256_setzero_ps();
-            m[j][0] = m[j][1] = m[j][2] = m[j][3] = 0;
+            m[j] = _mm_setzero_ps();
         }
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = base + r * stride + 144 * b;
-            __m256i lo[4], hi[4];
-            int32_t sc[8], mn[8];
+            __m256i w[8], sc[8];
+            const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+            const __m256i scales = _mm256_permute2x128_si256(sm, sm, 0x00);
+            const __m128i mn = _mm256_extracti128_si256(sm, 1);
             for (int c = 0; c < 4; c++) {
                 const __m256i bytes = load32(x + 16 + 32 * c);
-                lo[c] = _mm256_and_si256(bytes, mask);
-                hi[c] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-                scale_min_k4(2 * c, x + 4, &sc[2 * c], &mn[2 * c]);
-                scale_min_k4(2 * c + 1, x + 4, &sc[2 * c + 1], &mn[2 * c + 1]);
+                w[2 * c] = _mm256_and_si256(bytes, mask);
+                w[2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
             }
+            for (int i = 0; i < 8; i++) sc[i] = _mm256_shuffle_epi8(scales, SPREAD16(i));
             const float d = half_at(x), dm = half_at(x + 2);
             for (long j = 0; j < n; j++) {
                 const int8_t *yq = a[j].qs + 256 * b;
-                const int32_t *bs = a[j].bsums + 16 * b;
                 const float yd = a[j].scales[b];
                 __m256i isum = _mm256_setzero_si256();
-                float mins[4];
                 for (int c = 0; c < 4; c++) {
-                    const __m256i s0 = unsigned_dot_scaled(lo[c], load32(yq + 64 * c), sc[2 * c]);
-                    const __m256i s1 = unsigned_dot_scaled(hi[c], load32(yq + 64 * c + 32), sc[2 * c + 1]);
+                    const __m256i s0 = _mm256_madd_epi16(_mm256_maddubs_epi16(w[2 * c], load32(yq + 64 * c)), sc[2 * c]);
+                    const __m256i s1 = _mm256_madd_epi16(_mm256_maddubs_epi16(w[2 * c + 1], load32(yq + 64 * c + 32)), sc[2 * c + 1]);
                     isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
-                    mins[c] = (float)(mn[2 * c] * (bs[4 * c] + bs[4 * c + 1]) + mn[2 * c + 1] * (bs[4 * c + 2] + bs[4 * c + 3]));
                 }
-                const float dmin = -yd * dm;
+                const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(mn, k4_pair_sums(a[j].bsums + 16 * b)));
                 acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(yd * d), _mm256_cvtepi32_ps(isum), acc[j]);
-                for (int c = 0; c < 4; c++) m[j][c] = __builtin_fmaf(dmin, mins[c], m[j][c]);
+                m[j] = _mm_fmadd_ps(_mm_set1_ps(-yd * dm), mins, m[j]);
             }
         }
-        for (long j = 0; j < n; j++) y[j * ystride + r] = hsum8(acc[j]) + ((m[j][0] + m[j][2]) + (m[j][1] + m[j][3]));
+        for (long j = 0; j < n; j++) y[j * ystride + r] = finish_q4_K(acc[j], m[j]);
     }
 }
 
@@ -441,8 +463,12 @@ TARGET void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const loca
         for (long j = 0; j < n; j++) acc[j] = _mm256_setzero_ps();
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = base + r * stride + 210 * b;
-            const int8_t *sc = (const int8_t *)(x + 192);
-            __m256i q[8];
+            const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
+            __m256i q[8], g[8];
+            for (int k = 0; k < 4; k++) {
+                g[k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x00), PAIR_SPREAD16(k));
+                g[4 + k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x11), PAIR_SPREAD16(k));
+            }
             for (int half = 0; half < 2; half++) {
                 const uint8_t *ql = x + 64 * half;
                 const __m256i qh = load32(x + 128 + 32 * half);
@@ -456,17 +482,12 @@ TARGET void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const loca
             const float d = half_at(x + 208);
             for (long j = 0; j < n; j++) {
                 const int8_t *yq = a[j].qs + 256 * b;
-                const int32_t *bs = a[j].bsums + 16 * b;
-                int32_t off[8];
-                for (int g = 0; g < 8; g++) off[g] = -32 * (bs[2 * g] * sc[2 * g] + bs[2 * g + 1] * sc[2 * g + 1]);
-                __m256i isum = _mm256_loadu_si256((const __m256i *)off);
-                for (int half = 0; half < 2; half++) {
-                    const int8_t *yy = yq + 128 * half;
-                    const int8_t *g = sc + 8 * half;
-                    isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q[4 * half], load32(yy), g[0], g[1]),
-                                                                   unsigned_dot_halves(q[4 * half + 1], load32(yy + 32), g[2], g[3])));
-                    isum = _mm256_add_epi32(isum, _mm256_add_epi32(unsigned_dot_halves(q[4 * half + 2], load32(yy + 64), g[4], g[5]),
-                                                                   unsigned_dot_halves(q[4 * half + 3], load32(yy + 96), g[6], g[7])));
+                __m256i isum = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                                _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums16(a[j].bsums + 16 * b)), 5));
+                for (int k = 0; k < 8; k += 2) {
+                    const __m256i d0 = _mm256_madd_epi16(_mm256_maddubs_epi16(q[k], load32(yq + 32 * k)), g[k]);
+                    const __m256i d1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q[k + 1], load32(yq + 32 * k + 32)), g[k + 1]);
+                    isum = _mm256_add_epi32(isum, _mm256_add_epi32(d0, d1));
                 }
                 acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(a[j].scales[b] * d), _mm256_cvtepi32_ps(isum), acc[j]);
             }
@@ -511,21 +532,23 @@ INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
         const int8_t *yq = a->qs + 256 * b;
         const int32_t *bs = a->bsums + 16 * b;
         const __m256i qh = load32(x + 16);
+        const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+        const __m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
         __m256i isum = _mm256_setzero_si256();
-        int32_t mins = 0;
         for (int c = 0; c < 4; c++) {
             const __m256i bytes = load32(x + 48 + 32 * c);
             const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4);
             const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4);
             const __m256i lo = _mm256_or_si256(_mm256_and_si256(bytes, mask), h0);
             const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask), h1);
-            int32_t sc0, mn0, sc1, mn1;
-            scale_min_k4(2 * c, x + 4, &sc0, &mn0);
-            scale_min_k4(2 * c + 1, x + 4, &sc1, &mn1);
-            isum = _mm256_add_epi32(isum, unsigned_dot_scaled(lo, load32(yq + 64 * c), sc0));
-            isum = _mm256_add_epi32(isum, unsigned_dot_scaled(hi, load32(yq + 64 * c + 32), sc1));
-            mins += mn0 * (bs[4 * c] + bs[4 * c + 1]) + mn1 * (bs[4 * c + 2] + bs[4 * c + 3]);
+            isum = _mm256_add_epi32(isum, _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load32(yq + 64 * c)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c))));
+            isum = _mm256_add_epi32(isum, _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c + 1))));
         }
+        // Σ over sub-blocks of min · (its 32 values' sum), exact in int32.
+        const __m128i mterms = _mm_madd_epi16(_mm256_extracti128_si256(sm, 1), k4_pair_sums(bs));
+        __m128i msum = _mm_add_epi32(mterms, _mm_unpackhi_epi64(mterms, mterms));
+        msum = _mm_add_epi32(msum, _mm_shuffle_epi32(msum, 1));
+        const int32_t mins = _mm_cvtsi128_si32(msum);
         const float yd = a->scales[b];
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(yd * half_at(x)), acc);
         summs += (-yd * half_at(x + 2)) * (float)mins;
@@ -700,17 +723,15 @@ TARGET void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const local
         const uint8_t *row = base + r * stride;
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = row + 144 * b;
-            int32_t sc[8], mn[8];
+            const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+            const __m256i scales = _mm256_permute2x128_si256(sm, sm, 0x00);
             for (int c = 0; c < 4; c++) {
                 const __m256i bytes = load32(x + 16 + 32 * c);
                 w[b][2 * c] = _mm256_and_si256(bytes, mask);
                 w[b][2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-                scale_min_k4(2 * c, x + 4, &sc[2 * c], &mn[2 * c]);
-                scale_min_k4(2 * c + 1, x + 4, &sc[2 * c + 1], &mn[2 * c + 1]);
             }
-            for (int i = 0; i < 8; i++) s[b][i] = _mm256_set1_epi16((int16_t)sc[i]);
-            mnv[b] = _mm_setr_epi16((int16_t)mn[0], (int16_t)mn[1], (int16_t)mn[2], (int16_t)mn[3],
-                                    (int16_t)mn[4], (int16_t)mn[5], (int16_t)mn[6], (int16_t)mn[7]);
+            for (int i = 0; i < 8; i++) s[b][i] = _mm256_shuffle_epi8(scales, SPREAD16(i));
+            mnv[b] = _mm256_extracti128_si256(sm, 1);
             dd[b] = half_at(x);
             dmm[b] = half_at(x + 2);
         }
@@ -769,7 +790,7 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
         const uint8_t *row = base + r * stride;
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = row + 210 * b;
-            const int8_t *sc = (const int8_t *)(x + 192);
+            const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
             for (int half = 0; half < 2; half++) {
                 const uint8_t *ql = x + 64 * half;
                 const __m256i qh = load32(x + 128 + 32 * half);
@@ -780,9 +801,11 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
                 q[b][4 * half + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
                                                      _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
             }
-            for (int c = 0; c < 8; c++)
-                s[b][c] = _mm256_set_m128i(_mm_set1_epi16((int16_t)sc[2 * c + 1]), _mm_set1_epi16((int16_t)sc[2 * c]));
-            s16[b] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)sc));
+            for (int k = 0; k < 4; k++) {
+                s[b][k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x00), PAIR_SPREAD16(k));
+                s[b][4 + k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x11), PAIR_SPREAD16(k));
+            }
+            s16[b] = sc16;
             dd[b] = half_at(x + 208);
         }
         for (long j = 0; j < n; j += 2) {
