@@ -158,6 +158,51 @@ TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1,
     }
 }
 
+/// F16C's conversions, 8 values at a time, the tail one at a time with the same instruction.
+TARGET void locallm_f16c_to_half(const float *x, uint16_t *out, long count) {
+    long i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm_storeu_si128((__m128i *)(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < count; i++) out[i] = _cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
+}
+
+TARGET void locallm_f16c_from_half(const uint16_t *x, float *out, long count) {
+    long i = 0;
+    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
+    for (; i < count; i++) out[i] = _cvtsh_ss(x[i]);
+}
+
+/// NaNs pass through unchanged, as `roundedToHalf` leaves them (a round trip through F16 would quiet
+/// them and drop payload bits).
+TARGET void locallm_f16c_round_to_half(const float *x, float *out, long count) {
+    long i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 r = _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        _mm256_storeu_ps(out + i, _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    for (; i < count; i++) out[i] = x[i] != x[i] ? x[i] : _cvtsh_ss(_cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT));
+}
+
+TARGET void locallm_avx2_geglu(const float *gate, const float *up, const float *table, float *out, long count) {
+    const __m256 low = _mm256_set1_ps(-10), high = _mm256_set1_ps(10);
+    long i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 x = _mm256_loadu_ps(gate + i), u = _mm256_loadu_ps(up + i);
+        const __m256i index = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+        const __m256 looked = _mm256_mul_ps(_mm256_i32gather_ps(table, index, 4), u);
+        // x ≥ 10: x · up; x ≤ −10: 0; otherwise the table's value · up (NaN takes the table's lane,
+        // as the scalar comparisons do).
+        __m256 y = _mm256_blendv_ps(looked, _mm256_mul_ps(x, u), _mm256_cmp_ps(x, high, _CMP_GE_OQ));
+        y = _mm256_blendv_ps(y, _mm256_setzero_ps(), _mm256_cmp_ps(x, low, _CMP_LE_OQ));
+        _mm256_storeu_ps(out + i, y);
+    }
+    for (; i < count; i++) {
+        const float x = gate[i];
+        out[i] = x <= -10 ? 0 : x >= 10 ? x * up[i] : table[_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT)] * up[i];
+    }
+}
+
 #else
 float locallm_avx2_dot_vec(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
 float locallm_avx2_dot_tiled(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
@@ -169,5 +214,11 @@ void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long co
 void locallm_avx2_weighted_values(const float *weights, long j0, long j1, long first_cell, const float *values,
                                   long ldv, long c0, long c1, int lanes, float *out) {
     (void)weights; (void)j0; (void)j1; (void)first_cell; (void)values; (void)ldv; (void)c0; (void)c1; (void)lanes; (void)out;
+}
+void locallm_f16c_to_half(const float *x, uint16_t *out, long count) { (void)x; (void)out; (void)count; }
+void locallm_f16c_from_half(const uint16_t *x, float *out, long count) { (void)x; (void)out; (void)count; }
+void locallm_f16c_round_to_half(const float *x, float *out, long count) { (void)x; (void)out; (void)count; }
+void locallm_avx2_geglu(const float *gate, const float *up, const float *table, float *out, long count) {
+    (void)gate; (void)up; (void)table; (void)out; (void)count;
 }
 #endif

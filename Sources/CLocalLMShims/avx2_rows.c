@@ -690,6 +690,32 @@ TARGET void locallm_avx2_rows_iq4_nl(const uint8_t *base, long stride, const loc
 TARGET void locallm_avx2_rows_iq4_xs(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                      float *y, long start, long end) { ROW_LOOP(dot_iq4_xs) }
 
+// MARK: - Dequantization (the sgemm path's panels)
+
+/// 32 int8 values times d into y[0…31]: each value converted exactly, then one float multiply, as
+/// `Dequantize` does it.
+INLINE void store_scaled(__m256i v, float d, float *y) {
+    const __m256 dv = _mm256_set1_ps(d);
+    const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+    _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo)), dv));
+    _mm256_storeu_ps(y + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8))), dv));
+    _mm256_storeu_ps(y + 16, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi)), dv));
+    _mm256_storeu_ps(y + 24, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8))), dv));
+}
+
+TARGET void locallm_avx2_dequantize_q8_0(const uint8_t *x, long nb, float *y) {
+    for (long b = 0; b < nb; b++) store_scaled(load32(x + 34 * b + 2), half_at(x + 34 * b), y + 32 * b);
+}
+
+TARGET void locallm_avx2_dequantize_q4_0(const uint8_t *x, long nb, float *y) {
+    for (long b = 0; b < nb; b++)
+        store_scaled(_mm256_sub_epi8(nibbles(x + 18 * b + 2), _mm256_set1_epi8(8)), half_at(x + 18 * b), y + 32 * b);
+}
+
+TARGET void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y) {
+    for (long b = 0; b < nb; b++) store_scaled(q5_0_values(x + 22 * b), half_at(x + 22 * b), y + 32 * b);
+}
+
 // MARK: - Prefill (many activations)
 
 /// The most 256-element blocks a row may have for the prefill kernels' row buffers (16,384 columns);
@@ -853,4 +879,7 @@ NONE_MULTI(q8_0) NONE_MULTI(q4_0) NONE_MULTI(q5_0) NONE_MULTI(q4_1) NONE_MULTI(q
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
     }
 NONE_GEMM(q4_K) NONE_GEMM(q6_K)
+#define NONE_DEQUANTIZE(NAME) \
+    void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
+NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0)
 #endif

@@ -76,6 +76,22 @@ package enum AVX2Rows {
         }
     }
 
+    /// Dequantizes `count` values (whole blocks) of `type` through the C kernel for it, bit for bit
+    /// what `Dequantize` writes; false, having written nothing, when there is none.
+    @inline(__always)
+    package static func dequantize(_ type: GGMLType, _ src: UnsafeRawPointer, count: Int,
+                                   into out: UnsafeMutablePointer<Float>) -> Bool {
+        guard CPUFeatures.avx2FMAF16C else { return false }
+        let x = src.assumingMemoryBound(to: UInt8.self), blocks = count / 32
+        switch type {
+        case .q8_0: locallm_avx2_dequantize_q8_0(x, blocks, out)
+        case .q4_0: locallm_avx2_dequantize_q4_0(x, blocks, out)
+        case .q5_0: locallm_avx2_dequantize_q5_0(x, blocks, out)
+        default: return false
+        }
+        return true
+    }
+
     /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type`; false, having written
     /// nothing, when there is none.
     @discardableResult

@@ -269,6 +269,7 @@ extension Kernels {
         case .bf16:
             for i in 0..<count { out[i] = bf16ToFloat(src.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) }
         default:
+            if AVX2Rows.dequantize(type, src, count: count, into: out) { return }
             guard let block = Dequantize.blockFunction(type) else { return }
             let blockSize = type.blockSize, bytes = type.bytesPerBlock
             for b in 0..<(count / blockSize) { block(src + b * bytes, out + b * blockSize) }

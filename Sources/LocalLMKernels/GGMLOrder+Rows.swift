@@ -34,6 +34,58 @@ package enum GGMLRows {
         return GGMLOrder.dotTiled(x, y, count: count)
     }
 
+    /// out[i] = ``floatToHalf(_:)``(x[i]): F16C's `vcvtps2ph` when the CPU has it (the same bits,
+    /// NaNs included: `AVX2KernelsTests`), the Swift conversion elsewhere.
+    @inline(__always)
+    package static func toHalf(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<UInt16>) {
+        if CPUFeatures.avx2FMAF16C {
+            locallm_f16c_to_half(x, out, count)
+            return
+        }
+        for i in 0..<count { out[i] = floatToHalf(x[i]) }
+    }
+
+    /// out[i] = ``halfToFloat(_:)``(x[i]) (exact either way).
+    @inline(__always)
+    package static func fromHalf(_ x: UnsafePointer<UInt16>, count: Int, into out: UnsafeMutablePointer<Float>) {
+        if CPUFeatures.avx2FMAF16C {
+            locallm_f16c_from_half(x, out, count)
+            return
+        }
+        for i in 0..<count { out[i] = halfToFloat(x[i]) }
+    }
+
+    /// out[i] = ``roundedToHalf(_:)``(x[i]); `out` may be `x`.
+    @inline(__always)
+    package static func roundToHalf(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
+        if CPUFeatures.avx2FMAF16C {
+            locallm_f16c_round_to_half(x, out, count)
+            return
+        }
+        for i in 0..<count { out[i] = roundedToHalf(x[i]) }
+    }
+
+    /// out[i] = gelu(gate[i]) · up[i] as ggml_vec_geglu_f32 with its F16 table (65,536 entries): 0 for
+    /// x ≤ −10, x · up for x ≥ 10, else table[F16 bits of x] · up. `out` may be `gate`.
+    @inline(__always)
+    package static func geglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, table: UnsafePointer<Float>,
+                              count: Int, into out: UnsafeMutablePointer<Float>) {
+        if CPUFeatures.avx2FMAF16C {
+            locallm_avx2_geglu(gate, up, table, out, count)
+            return
+        }
+        for i in 0..<count {
+            let x = gate[i]
+            if x <= -10 {
+                out[i] = 0
+            } else if x >= 10 {
+                out[i] = x * up[i]
+            } else {
+                out[i] = table[Int(floatToHalf(x))] * up[i]
+            }
+        }
+    }
+
     /// row[i] = ``GGMLOrder/exp(_:)``(row[i] − shift) for i < count.
     @inline(__always)
     package static func expShifted(_ row: UnsafeMutablePointer<Float>, count: Int, shift: Float) {

@@ -29,9 +29,9 @@ extension Kernels {
                     1, a, Int32(lda), b, Int32(ldb), 0, c, Int32(ldc))
     }
 
-    /// Widens `count` F16 values to Float (exact). With a target CPU this loop becomes `vcvtph2ps`.
+    /// Widens `count` F16 values to Float (exact): F16C's `vcvtph2ps` when the CPU has it.
     @inline(__always)
     package static func widen(_ src: UnsafePointer<UInt16>, _ dst: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { dst[i] = halfToFloat(src[i]) }
+        GGMLRows.fromHalf(src, count: count, into: dst)
     }
 }

@@ -80,12 +80,12 @@ extension Kernels {
 
     /// F32 → F16 bit patterns (round to nearest even).
     public static func convertToF16(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<UInt16>) {
-        for i in 0..<count { out[i] = floatToHalf(x[i]) }
+        GGMLRows.toHalf(x, count: count, into: out)
     }
 
     /// F16 bit patterns → F32.
     public static func convertFromF16(_ x: UnsafePointer<UInt16>, count: Int, into out: UnsafeMutablePointer<Float>) {
-        for i in 0..<count { out[i] = halfToFloat(x[i]) }
+        GGMLRows.fromHalf(x, count: count, into: out)
     }
 
     /// One F32 value → F16 bits, and back (for callers that handle single values).

@@ -112,4 +112,91 @@ struct AVX2KernelsTests {
             #expect(out[i].bitPattern == expected.bitPattern, "swiglu \(i): gate \(gate[i])")
         }
     }
+
+    /// Every F16 value as F32, its F32 neighbours one ulp either side and halfway to the next F16
+    /// value (the ties), infinities, NaNs with payloads, and random values: the inputs on which
+    /// F16C's conversions and the Swift ones could differ.
+    static func halfConversionInputs() -> [Float] {
+        var values: [Float] = []
+        for bits in 0..<65536 {
+            let x = halfToFloat(UInt16(bits))
+            values += [x, x.nextUp, x.nextDown]
+            let next = halfToFloat(UInt16(bits) &+ 1)
+            if x.isFinite, next.isFinite, (bits & 0x7fff) != 0x7bff { values.append((x + next) / 2) }
+        }
+        values += [.infinity, -.infinity, .nan, -.nan, Float(bitPattern: 0x7f80_0001), Float(bitPattern: 0xffc0_1234),
+                   65504, 65519.99, 65520, -65520, 1e-8, -1e-8, 5.9604645e-8, 2.9802322e-8, 2.9802326e-8]
+        values += randomFloats(4096, seed: 21, range: -70000...70000) + randomFloats(4096, seed: 22, range: -1e-4...1e-4)
+        values.append(1.5)   // an odd count, so the one-at-a-time tail runs too
+        return values
+    }
+
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
+    func halfConversionsEqualTheSwiftOnes() {
+        let x = Self.halfConversionInputs()
+        var half = [UInt16](repeating: 0, count: x.count)
+        var rounded = [Float](repeating: 0, count: x.count)
+        half.withUnsafeMutableBufferPointer { GGMLRows.toHalf(x, count: x.count, into: $0.baseAddress!) }
+        rounded.withUnsafeMutableBufferPointer { GGMLRows.roundToHalf(x, count: x.count, into: $0.baseAddress!) }
+        var wide = [Float](repeating: 0, count: x.count)
+        wide.withUnsafeMutableBufferPointer { GGMLRows.fromHalf(half, count: half.count, into: $0.baseAddress!) }
+        var mismatches = 0
+        for i in x.indices {
+            let ok = half[i] == floatToHalf(x[i]) && rounded[i].bitPattern == roundedToHalf(x[i]).bitPattern
+                && wide[i].bitPattern == halfToFloat(half[i]).bitPattern
+            if !ok {
+                mismatches += 1
+                if mismatches <= 5 {
+                    Issue.record("x \(x[i]) (\(String(x[i].bitPattern, radix: 16))): half \(half[i]) vs \(floatToHalf(x[i])), rounded \(rounded[i]) vs \(roundedToHalf(x[i]))")
+                }
+            }
+        }
+        #expect(mismatches == 0)
+        // Every F16 pattern widened. F16C quiets a signalling NaN (as ggml's conversion on x86 does);
+        // the Swift construction keeps its bits; both are NaN.
+        let all = (0..<65536).map { UInt16($0) }
+        var widened = [Float](repeating: 0, count: all.count)
+        widened.withUnsafeMutableBufferPointer { GGMLRows.fromHalf(all, count: all.count, into: $0.baseAddress!) }
+        for (bits, value) in zip(all, widened) {
+            let expected = halfToFloat(bits)
+            #expect(value.bitPattern == expected.bitPattern || (value.isNaN && expected.isNaN), "F16 \(bits)")
+        }
+        // In place, as ActivationRounding calls it.
+        var inPlace = x
+        inPlace.withUnsafeMutableBufferPointer { GGMLRows.roundToHalf($0.baseAddress!, count: x.count, into: $0.baseAddress!) }
+        #expect(inPlace.map(\.bitPattern) == rounded.map(\.bitPattern))
+    }
+
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
+    func gegluEqualsTheScalarForm() {
+        let table = Self.randomFloats(65536, seed: 31, range: -3...3)
+        var gate = Self.randomFloats(4861, seed: 32, range: -14...14)
+        gate += [-10, 10, -10.000001, 9.999999, .nan, .infinity, -.infinity, 0, -0.0]
+        let up = Self.randomFloats(gate.count, seed: 33)
+        var out = [Float](repeating: .nan, count: gate.count)
+        out.withUnsafeMutableBufferPointer {
+            GGMLRows.geglu(gate: gate, up: up, table: table, count: gate.count, into: $0.baseAddress!)
+        }
+        for i in gate.indices {
+            let x = gate[i]
+            let expected: Float = x <= -10 ? 0 : x >= 10 ? x * up[i] : table[Int(floatToHalf(x))] * up[i]
+            #expect(out[i].bitPattern == expected.bitPattern, "geglu \(i): gate \(x)")
+        }
+    }
+
+    /// The C dequantizers of the sgemm path against the Swift block functions, on random bytes (any
+    /// byte pattern is a valid block, F16 scales included: infinities and NaNs must match too).
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [GGMLType.q8_0, .q4_0, .q5_0])
+    func dequantizersEqualTheSwiftOnes(type: GGMLType) throws {
+        var generator = SeededRandom(seed: 41)
+        let blocks = 257
+        let bytes = (0..<(blocks * type.bytesPerBlock)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        var c = [Float](repeating: 0, count: blocks * 32), swift = c
+        let block = try #require(Dequantize.blockFunction(type))
+        bytes.withUnsafeBytes { src in
+            #expect(AVX2Rows.dequantize(type, src.baseAddress!, count: blocks * 32, into: &c))
+            for b in 0..<blocks { swift.withUnsafeMutableBufferPointer { block(src.baseAddress! + b * type.bytesPerBlock, $0.baseAddress! + 32 * b) } }
+        }
+        #expect(c.map(\.bitPattern) == swift.map(\.bitPattern))
+    }
 }

@@ -103,6 +103,25 @@ void locallm_avx2_exp_shifted(float *row, long count, float shift);
 /// (ggml_vec_swiglu_f32's vector part, `GGMLOrder.silu`).
 void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count);
 
+/// nb blocks at x dequantized into y (32 floats per block), exactly as `Dequantize` (value · d, one
+/// float multiply each).
+void locallm_avx2_dequantize_q8_0(const uint8_t *x, long nb, float *y);
+void locallm_avx2_dequantize_q4_0(const uint8_t *x, long nb, float *y);
+void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y);
+
+/// F32 → F16 bits rounded to nearest even (`floatToHalf`); `out` may not overlap `x`.
+void locallm_f16c_to_half(const float *x, uint16_t *out, long count);
+
+/// F16 bits → F32, exact (`halfToFloat`).
+void locallm_f16c_from_half(const uint16_t *x, float *out, long count);
+
+/// out[i] = x[i] rounded to the nearest F16 value, as F32 (`roundedToHalf`); `out` may be `x`.
+void locallm_f16c_round_to_half(const float *x, float *out, long count);
+
+/// out[i] = gelu(gate[i]) · up[i] as ggml_vec_geglu_f32 with its F16 table: 0 for x ≤ −10, x · up for
+/// x ≥ 10, else table[F16 bits of x] · up (`TransformerMath.geglu`). `table` has 65,536 entries.
+void locallm_avx2_geglu(const float *gate, const float *up, const float *table, float *out, long count);
+
 /// out[c] = Σ_j weights[j] · values[j·ldv + c] for c in [c0, c1) and j in [j0, j1), each output's terms
 /// accumulated with FMA into `lanes` (8 or 32) partial sums by cache cell (first_cell + j) mod lanes,
 /// then reduced as tinyBLAS (8) or ggml_vec_dot_f16 (32) reduce them (`Attention.weightedValues`).

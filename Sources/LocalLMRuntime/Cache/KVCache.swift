@@ -139,10 +139,9 @@ public final class KVCache {
         let keyWidth = shapes[layer].keyWidth, valueWidth = shapes[layer].valueWidth
         switch type {
         case .f16:
-            let k = keyBase.assumingMemoryBound(to: UInt16.self) + position * keyWidth
-            for i in 0..<keyWidth { k[i] = floatToHalf(key[i]) }
-            let v = valueBase.assumingMemoryBound(to: UInt16.self) + position * valueWidth
-            for i in 0..<valueWidth { v[i] = floatToHalf(value[i]) }
+            GGMLRows.toHalf(key, count: keyWidth, into: keyBase.assumingMemoryBound(to: UInt16.self) + position * keyWidth)
+            GGMLRows.toHalf(value, count: valueWidth,
+                            into: valueBase.assumingMemoryBound(to: UInt16.self) + position * valueWidth)
         case .f32:
             (keyBase.assumingMemoryBound(to: Float.self) + position * keyWidth).update(from: key, count: keyWidth)
             (valueBase.assumingMemoryBound(to: Float.self) + position * valueWidth).update(from: value, count: valueWidth)

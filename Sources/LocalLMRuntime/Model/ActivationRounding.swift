@@ -55,7 +55,7 @@ enum ActivationRounding {
                 b += 256
             }
         case .f16:
-            for i in 0..<count { x[i] = roundedToHalf(x[i]) }
+            GGMLRows.roundToHalf(x, count: count, into: x)
         case .bf16:
             // ggml's FP32→BF16 rounds to nearest even (NaN kept quiet).
             for i in 0..<count {

@@ -113,7 +113,7 @@ enum Attention {
     @inline(__always)
     static func prepareQuery(_ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, count: Int, toHalf: Bool) {
         if toHalf {
-            for i in 0..<count { dst[i] = roundedToHalf(src[i]) }
+            GGMLRows.roundToHalf(src, count: count, into: dst)
         } else {
             dst.update(from: src, count: count)
         }

@@ -79,16 +79,7 @@ enum TransformerMath {
     @inline(__always)
     static func geglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, count: Int,
                       table: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
-        for i in 0..<count {
-            let x = gate[i]
-            if x <= -10 {
-                y[i] = 0
-            } else if x >= 10 {
-                y[i] = x * up[i]
-            } else {
-                y[i] = table[Int(floatToHalf(x))] * up[i]
-            }
-        }
+        GGMLRows.geglu(gate: gate, up: up, table: table, count: count, into: y)
     }
 
     /// y = silu(gate) · up for `rows` rows of `width`, as ggml_vec_swiglu_f32 computes each row: whole
