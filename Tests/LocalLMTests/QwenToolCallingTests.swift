@@ -14,19 +14,36 @@ struct QwenToolCallingTests {
     /// A question that needs three calls. Greedy Qwen 0.5B, prompted exactly as llama.cpp prompts
     /// it (the tool's schema as a caller writes it), writes one call per turn: Boston, in a
     /// ```` ```json ```` fence, then — shown its output — Boston again, bare (llama.cpp's greedy run of
-    /// the same prompts writes the same). Each call is detected and valid; the model keeps calling,
-    /// so the round bound stops it. (Earlier, shown the schema's encoding with `x-order`, it wrote
-    /// several calls in its second turn; Docs/tools.md.)
+    /// the same prompts writes the same, and goes on repeating it). The repeat ends the loop
+    /// (`endsRepeatedToolCalls`): the request finishes after one round of calls, with an answer
+    /// asked for with calls disallowed. (Earlier, shown the schema's encoding with `x-order`, it
+    /// wrote several calls in its second turn; Docs/tools.md.)
     @Test func threeCitiesAreCalledOneCallPerTurn() async throws {
         let log = CallLog()
         let session = LanguageModelSession(model: try Self.model(), tools: [WeatherTool(log: log)])
         session.maximumToolRounds = 2
+        let response = try await session.respond(
+            to: "What is the weather in Boston, Wichita and Pittsburgh?",
+            options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 120))
+        print("Qwen 0.5B, three cities: calls \(log.order), answer \(response.content.debugDescription)")
+        #expect(log.order == ["Boston"])
+        let rounds = response.transcriptEntries.filter { if case .toolCalls = $0 { true } else { false } }
+        #expect(rounds.count == 1)
+        #expect(!response.content.contains("<tool_call>"))
+    }
+
+    /// The same question with the repeat policy off: the model calls Boston again in the second
+    /// round, and the round bound stops the request.
+    @Test func withoutTheRepeatPolicyTheBoundStopsTheLoop() async throws {
+        let log = CallLog()
+        let session = LanguageModelSession(model: try Self.model(), tools: [WeatherTool(log: log)])
+        session.maximumToolRounds = 2
+        session.endsRepeatedToolCalls = false
         await #expect(throws: LanguageModelSession.ToolCallLimitExceeded.self) {
             _ = try await session.respond(
                 to: "What is the weather in Boston, Wichita and Pittsburgh?",
                 options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 120))
         }
-        print("Qwen 0.5B, three cities, calls in two rounds: \(log.order), peak concurrency \(log.peak)")
         #expect(log.order == ["Boston", "Boston"])
     }
 

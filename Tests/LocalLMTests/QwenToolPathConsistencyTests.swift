@@ -85,8 +85,10 @@ struct QwenToolPathConsistencyTests {
     }
 
     /// A call made: its round recorded as one tool-calls entry and its output. Greedy Qwen 0.5B
-    /// calls again once shown the output, so one round's bound ends the request; preserved, the
-    /// transcript keeps the round that ran.
+    /// calls again once shown the output; the repeat ends the loop (`endsRepeatedToolCalls`) and
+    /// the answer round, asked with calls disallowed, keeps the tools in the prompt, so the next
+    /// request still reuses the history from the cache. (Without the policy, one round's bound
+    /// ends the request and, preserved, the transcript keeps the round that ran.)
     @Test func aCallMade() async throws {
         let log = CallLog()
         let tools: [any Tool] = [WeatherTool(log: log)]

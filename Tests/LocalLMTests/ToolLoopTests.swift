@@ -85,4 +85,51 @@ struct ToolLoopTests {
             return true
         }
     }
+
+    /// A round that only repeats a call of the same request is dropped, and the model is asked
+    /// again with calls disallowed (`endsRepeatedToolCalls`).
+    @Test func aRepeatedCallEndsTheLoop() async throws {
+        let model = ScriptedModel([
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#)]),
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#)]),
+            .text(["It is 20 degrees in Oslo."]),
+        ])
+        let session = LanguageModelSession(model: model, tools: [WeatherTool(log: CallLog())])
+        let response = try await session.respond(to: "Weather in Oslo?")
+        #expect(response.content == "It is 20 degrees in Oslo.")
+        #expect(session.transcript.map(\.description) == [
+            "Instructions: ", "Prompt: Weather in Oslo?", "Tool calls:\ngetWeather: {\"city\": \"Oslo\"}",
+            "getWeather output: It is 20 degrees in Oslo.", "Response: It is 20 degrees in Oslo.",
+        ])
+        let modes = model.script.requests.map(\.generationOptions.toolCallingMode)
+        #expect(modes == [nil, nil, .disallowed])
+        // The second and third requests show the model the same transcript: the repeat left nothing.
+        #expect(model.script.requests[1].transcript.map(\.description) == model.script.requests[2].transcript.map(\.description))
+    }
+
+    @Test func aCallWithOtherArgumentsIsNotARepeat() async throws {
+        let model = ScriptedModel([
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#)]),
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#), ("getWeather", #"{"city":"Bergen"}"#)]),
+            .text(["Both at 20 degrees."]),
+        ])
+        let session = LanguageModelSession(model: model, tools: [WeatherTool(log: CallLog())])
+        _ = try await session.respond(to: "Weather in Oslo and Bergen?")
+        let rounds = session.transcript.filter { if case .toolCalls = $0 { true } else { false } }
+        #expect(rounds.count == 2)
+        #expect(model.script.requests.map(\.generationOptions.toolCallingMode) == [nil, nil, nil])
+    }
+
+    @Test func repeatedCallsRunWhenThePolicyIsOff() async throws {
+        let model = ScriptedModel([
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#)]),
+            .toolCalls([("getWeather", #"{"city":"Oslo"}"#)]),
+            .text(["Done."]),
+        ])
+        let session = LanguageModelSession(model: model, tools: [WeatherTool(log: CallLog())])
+        session.endsRepeatedToolCalls = false
+        _ = try await session.respond(to: "Weather in Oslo?")
+        let outputs = session.transcript.filter { if case .toolOutput = $0 { true } else { false } }
+        #expect(outputs.count == 2)
+    }
 }

@@ -90,13 +90,18 @@ package actor GGUFConversation {
             }
         let toolsEnabled = !tools.isEmpty && request.schema == nil
         // Tools disallowed for the whole request stay out of the prompt: a model shown tools it may
-        // not call tends to answer with a call's JSON anyway (the openers are masked as well).
+        // not call tends to answer with a call's JSON anyway (the openers are masked as well). Once
+        // the request has made calls (the transcript ends with their outputs), they stay: the
+        // history shows those calls, and the prompt keeps the prefix the KV cache holds (the round
+        // `endsRepeatedToolCalls` asks for is disallowed this way).
+        var callsMade = false
+        if case .toolOutput = request.transcript.entries.last { callsMade = true }
         let renderer = engine.renderer
         let enableThinking = Self.thinkingSwitch(renderer.reasoning, request: request)
         let text = try renderer.render(
             request.transcript.chatMessages(
                 responseSchema: request.schema, includeSchemaInPrompt: request.contextOptions.includeSchemaInPrompt ?? true),
-            tools: toolsEnabled && mode != .disallowed ? tools : [], enableThinking: enableThinking)
+            tools: toolsEnabled && (mode != .disallowed || callsMade) ? tools : [], enableThinking: enableThinking)
         // Reasoning is split from the answer unless a schema's grammar governs every token.
         var splitter =
             request.schema == nil

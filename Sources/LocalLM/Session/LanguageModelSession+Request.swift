@@ -57,6 +57,8 @@ extension LanguageModelSession {
         var usage = Usage()
         var rounds = 0
         var partialText = ""
+        // Set when a round only repeated earlier calls of this request: the next round must answer.
+        var answerNow = false
         var policy = transcriptErrorHandlingPolicy
         do {
             while true {
@@ -86,6 +88,7 @@ extension LanguageModelSession {
                         for hook in resolved.onPrompt { try await insideSession { try await hook() } }
                     }
                 }
+                if answerNow { roundOptions.toolCallingMode = .disallowed }
                 let collector = EventCollector()
                 let progress = StreamingContent(structured: schema != nil)
                 let channel = LanguageModelExecutorGenerationChannel { event in
@@ -122,6 +125,12 @@ extension LanguageModelSession {
                     for hook in resolved.onReasoning { try await insideSession { try await hook(reasoning) } }
                 }
 
+                if !result.toolCalls.isEmpty, endsRepeatedToolCalls, roundOptions.toolCallingMode != .required,
+                   Self.repeatsEarlierCalls(result.toolCalls, in: transcript.entries[firstEntry...]) {
+                    logger.debug("repeated tool calls: asking for the answer", metadata: ["calls": "\(result.toolCalls.map(\.description))"])
+                    answerNow = true
+                    continue
+                }
                 if !result.toolCalls.isEmpty {
                     rounds += 1
                     guard rounds <= maximumToolRounds else { throw ToolCallLimitExceeded(maximumToolRounds: maximumToolRounds) }
@@ -183,6 +192,16 @@ extension LanguageModelSession {
             logger.debug("request failed", metadata: ["error": "\(error)"])
             throw Self.publicError(error, entries: Array(transcript.entries[firstEntry...]))
         }
+    }
+
+    /// Whether every call of a round repeats (same tool, same arguments) a call made earlier in the
+    /// request, whose output the model has therefore seen.
+    static func repeatsEarlierCalls(_ calls: [Transcript.ToolCall], in entries: ArraySlice<Transcript.Entry>) -> Bool {
+        var earlier: Set<String> = []
+        for case .toolCalls(let made) in entries {
+            for call in made { earlier.insert("\(call.toolName)\u{0}\(call.arguments.jsonString)") }
+        }
+        return !earlier.isEmpty && calls.allSatisfy { earlier.contains("\($0.toolName)\u{0}\($0.arguments.jsonString)") }
     }
 
     /// Runs one round of tool calls concurrently; outputs come back in call order. Each call runs

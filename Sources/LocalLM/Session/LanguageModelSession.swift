@@ -41,6 +41,20 @@ public final class LanguageModelSession: Sendable, Observable {
     }
     private let maximumToolRoundsStorage = SanitizableMutex(8)
 
+    /// Whether a round whose calls all repeat calls already made in the same request (same tool,
+    /// same arguments) ends the tool loop: the round is dropped — its outputs are in the context
+    /// already — and the model is asked again with tool calls disallowed, so it answers. Small
+    /// models loop otherwise: Qwen2.5-Coder-0.5B, shown the weather tool's output, calls it again
+    /// with the same city until `maximumToolRounds` stops the request (llama.cpp's greedy run of the
+    /// same prompt does the same). It does not apply while the mode is `.required`. Default `true`;
+    /// set it to `false` for tools whose repeated calls mean something (a die to roll again). A
+    /// LocalLM extension.
+    public var endsRepeatedToolCalls: Bool {
+        get { endsRepeatedToolCallsStorage.withLock { $0 } }
+        set { endsRepeatedToolCallsStorage.withLock { $0 = newValue } }
+    }
+    private let endsRepeatedToolCallsStorage = SanitizableMutex(true)
+
     /// A full record of the session: instructions, prompts, tool calls and outputs, responses.
     ///
     /// Setting it between requests replaces the conversation (the next request re-prefills from the

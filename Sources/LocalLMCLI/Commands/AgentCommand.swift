@@ -3,7 +3,8 @@ import Foundation
 import LocalLM
 
 /// `locallm agent "task"`: a coordinator session whose tools are a planner session and parallel
-/// worker sessions, all on one model; prints the whole call graph and the answer.
+/// worker sessions, all on one model; prints the whole call graph and the answer. It runs on
+/// Qwen2.5-Coder-0.5B-Instruct unless `--model` or `$LOCALLM_MODEL` names another file.
 struct AgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
@@ -19,7 +20,7 @@ struct AgentCommand: AsyncParsableCommand {
     @OptionGroup var options: ModelOptions
 
     func run() async throws {
-        let model = try options.availableModel()
+        let model = try options.availableModel(defaultURL: ModelOptions.toolCallingModelURL)
         var generation = options.generationOptions
         // Repeatable by default: the printed graph is worth comparing between runs.
         if generation.samplingMode == nil { generation.samplingMode = .greedy }

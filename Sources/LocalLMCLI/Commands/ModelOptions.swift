@@ -4,7 +4,7 @@ import LocalLM
 
 /// Options shared by the commands that talk to a model.
 struct ModelOptions: ParsableArguments {
-    @Option(name: .long, help: "GGUF model file (default: $LOCALLM_MODEL, else the SmolLM2 file scripts/fetch-models.sh fetches).")
+    @Option(name: .long, help: "GGUF model file (default: $LOCALLM_MODEL, else the SmolLM2 file scripts/fetch-models.sh fetches; for `agent`, its Qwen2.5-Coder-0.5B file).")
     var model: String?
 
     @Option(name: .long, help: "Context window in tokens (default: the model's, at most 4096).")
@@ -30,9 +30,23 @@ struct ModelOptions: ParsableArguments {
         return GenerationOptions(samplingMode: mode, temperature: temperature, maximumResponseTokens: maxTokens)
     }
 
-    /// The model, or a clear error when it cannot be used.
-    func availableModel() throws -> SystemLanguageModel {
-        let model = languageModel
+    /// The file the tool-calling commands (`agent`) use when neither `--model` nor `$LOCALLM_MODEL`
+    /// names one: Qwen2.5-Coder-0.5B-Instruct, which `scripts/fetch-models.sh` fetches into the
+    /// model cache. SmolLM2-135M, the default elsewhere, rarely follows a tool-calling prompt; the
+    /// 0.5B model was trained for Hermes-style calls.
+    static var toolCallingModelURL: URL {
+        if let path = ProcessInfo.processInfo.environment["LOCALLM_MODEL"], !path.isEmpty {
+            return URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        }
+        return SystemLanguageModel.defaultModelURL.deletingLastPathComponent()
+            .appendingPathComponent("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+    }
+
+    /// The model, or a clear error when it cannot be used. `defaultURL` is the file used when
+    /// `--model` is not given.
+    func availableModel(defaultURL: URL = SystemLanguageModel.defaultModelURL) throws -> SystemLanguageModel {
+        let url = model.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? defaultURL
+        let model = SystemLanguageModel(contentsOf: url, configuration: .init(contextSize: contextSize))
         guard model.isAvailable else {
             throw ValidationError("model \(model.url.path) is \(model.availability); run scripts/fetch-models.sh or pass --model")
         }

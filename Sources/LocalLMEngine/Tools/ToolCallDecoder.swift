@@ -9,8 +9,9 @@ import LocalLMJSON
 ///   grammar switches to "more calls or the end", so several calls can be made in one round
 ///   (parallel calls) and a small model cannot ramble on after its call.
 /// - `.required`: from the first token, one or more calls in the family's own form.
-/// - `.disallowed`: a lazy grammar of nothing with the same triggers, so a token that would open a
-///   call is refused and the model writes something else.
+/// - `.disallowed`: a lazy grammar of nothing with the family's opener and, at the turn's start, a
+///   bare `{` or a fence holding one (``ToolCallFormat/disallowedStartTriggers``), so a token that
+///   would open a call is refused and the model writes something else.
 ///
 /// Per request; the compiled grammars are cached by the engine.
 package final class ToolCallDecoder {
@@ -61,7 +62,8 @@ package final class ToolCallDecoder {
         case .disallowed:
             let nothing = try index("nothing") { () throws(GrammarError) in Grammar.nothing }
             more = nil
-            grammar = GrammarMask(GrammarConstraint(nothing, activation: triggers))
+            grammar = GrammarMask(GrammarConstraint(nothing, activation: .lazyFromTrigger(
+                anywhere: format.anywhereTriggers, atStart: format.disallowedStartTriggers)))
             phase = .free
         }
     }

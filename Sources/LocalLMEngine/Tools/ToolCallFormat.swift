@@ -94,6 +94,18 @@ package struct ToolCallFormat: Sendable, Equatable {
         return fences.flatMap { fence in braces.map { fence + $0 } }
     }
 
+    /// The start-of-turn openers masked when calls are disallowed: a bare `{` and a fence holding
+    /// one. Masking only the full openers (`{"name"`) let Qwen2.5-Coder-0.5B, asked to answer after
+    /// a tool's output, write `{"name**: "GetWeather", …}` instead: the call, misspelt, as the
+    /// answer. With tools disallowed, an answer that opens with a JSON object is a call attempt in
+    /// every family here (a JSON answer is what a schema is for); code fences of other languages,
+    /// and `{` later in the answer, stay free.
+    package var disallowedStartTriggers: [String] {
+        ["", "```json\n", "```json\n\n", "```\n", "```json "].flatMap { fence in
+            (fence.isEmpty ? [""] : ["", " ", "  ", "    ", "\t"]).map { fence + $0 + "{" }
+        }
+    }
+
     /// Whether `text` (the output so far, all of it) could still open a call at the turn's start.
     package func couldStartCall(_ text: String) -> Bool {
         let trimmed = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D })
