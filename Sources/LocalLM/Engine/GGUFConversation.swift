@@ -96,6 +96,7 @@ package actor GGUFConversation {
         // `endsRepeatedToolCalls` asks for is disallowed this way).
         var callsMade = false
         if case .toolOutput = request.transcript.entries.last { callsMade = true }
+        let historyHasCalls = request.transcript.entries.contains { if case .toolCalls = $0 { true } else { false } }
         let renderer = engine.renderer
         let enableThinking = Self.thinkingSwitch(renderer.reasoning, request: request)
         let text = try renderer.render(
@@ -128,8 +129,11 @@ package actor GGUFConversation {
                 try CompiledGrammar(jsonSchema: schema.jsonSchema.jsonValue)
             }
             grammar = GrammarMask(GrammarConstraint(index, activation: .required))
-        } else if toolsEnabled {
-            let made = try ToolCallDecoder(engine: engine, tools: tools, mode: mode, format: renderer.format)
+        } else if toolsEnabled || (mode == .disallowed && historyHasCalls) {
+            // Calls disallowed in a round that offers no tools still mask the openers when the
+            // history shows calls: a model that has seen itself call tends to answer with one
+            // (the coordinator of `locallm agent`, asked for its answer, wrote `{"name": "work", …}`).
+            let made = try ToolCallDecoder(engine: engine, tools: toolsEnabled ? tools : [], mode: mode, format: renderer.format)
             decoder = made
             grammar = made.grammar
         }
