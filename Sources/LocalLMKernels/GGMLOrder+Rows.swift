@@ -45,7 +45,8 @@ package enum GGMLRows {
         for i in 0..<count { out[i] = floatToHalf(x[i]) }
     }
 
-    /// out[i] = ``halfToFloat(_:)``(x[i]) (exact either way).
+    /// out[i] = ``halfToFloat(_:)``(x[i]), exact either way (F16C quiets a signalling NaN, as ggml's
+    /// conversion on x86 does; the Swift construction keeps its bits).
     @inline(__always)
     package static func fromHalf(_ x: UnsafePointer<UInt16>, count: Int, into out: UnsafeMutablePointer<Float>) {
         if CPUFeatures.avx2FMAF16C {
