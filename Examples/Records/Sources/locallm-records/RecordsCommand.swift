@@ -46,11 +46,21 @@ struct AskCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOption
 
-    @Option(name: .long, help: "GGUF model file (default: $LOCALLM_MODEL, else SmolLM2).")
+    @Option(name: .long, help: "GGUF model file (default: $LOCALLM_MODEL, else Qwen2.5-Coder-0.5B-Instruct from the model cache).")
     var model: String?
 
     @Option(name: .long, help: "Most tokens in the answer.")
     var maxTokens = 64
+
+    /// `$LOCALLM_MODEL`, else Qwen2.5-Coder-0.5B-Instruct where `scripts/fetch-models.sh` puts it: a
+    /// model trained for tool calls (SmolLM2-135M, the library's default, rarely follows the format).
+    static var defaultModelURL: URL {
+        if let path = ProcessInfo.processInfo.environment["LOCALLM_MODEL"], !path.isEmpty {
+            return URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        }
+        return SystemLanguageModel.defaultModelURL.deletingLastPathComponent()
+            .appendingPathComponent("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+    }
 
     func run() async throws {
         let path = (database.database as NSString).expandingTildeInPath
@@ -58,7 +68,7 @@ struct AskCommand: AsyncParsableCommand {
             throw ValidationError("no database at \(path): run `locallm-records create` first")
         }
         let store = try database.open()
-        let url = model.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? SystemLanguageModel.defaultModelURL
+        let url = model.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? Self.defaultModelURL
         let languageModel = SystemLanguageModel(contentsOf: url)
         guard languageModel.isAvailable else {
             throw ValidationError("model \(url.path) is \(languageModel.availability); pass --model")

@@ -4,12 +4,13 @@ import Foundation
 /// default `~/.cache/locallm/models`). The root package's test support is not a product, so the
 /// example keeps its own two-line locator.
 enum ExampleModels {
-    static var smolLM2: URL {
+    /// Qwen2.5-Coder-0.5B-Instruct, the model `locallm-records ask` uses by default.
+    static var qwen05: URL {
         let environment = ProcessInfo.processInfo.environment["LOCALLM_MODELS"] ?? ""
         let folder = environment.isEmpty
             ? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/locallm/models")
             : URL(fileURLWithPath: environment, isDirectory: true)
-        return folder.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf")
+        return folder.appendingPathComponent("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     }
 
     /// The real-model tests run in CI and are never skipped: a missing model is a failure.

@@ -3,12 +3,13 @@ import LocalLM
 import RecordsExample
 import Testing
 
-/// The assistant end to end on SmolLM2: a required tool call whose arguments satisfy the tool's
-/// schema, run against the real database, then an answer written without further calls.
-@Suite("Record assistant on SmolLM2", .serialized)
+/// The assistant end to end on Qwen2.5-Coder-0.5B-Instruct (`locallm-records ask`'s default model): a
+/// required tool call whose arguments satisfy the tool's schema, run against the real database, then
+/// an answer written without further calls.
+@Suite("Record assistant on Qwen2.5-Coder-0.5B", .serialized)
 struct RecordAssistantTests {
     @Test func oneQuestionEndToEnd() async throws {
-        let url = try ExampleModels.require(ExampleModels.smolLM2)
+        let url = try ExampleModels.require(ExampleModels.qwen05)
         let collection = try await TemporaryCollection()
         defer { collection.remove() }
         let session = LanguageModelSession(
