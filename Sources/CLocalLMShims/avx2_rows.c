@@ -357,28 +357,49 @@ INLINE __m256i bsums16(const int32_t *bs) {
                      4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3,            \
                      4 * (k) + 2, 4 * (k) + 3, 4 * (k) + 2, 4 * (k) + 3)
 
+/// A Q6_K block's 16 int8 scales (at x + 192) spread for `madd`: spread[k] scales sub-blocks 2k and
+/// 2k+1 (elements 0…15 and 16…31 of the k-th 32 values), as PAIR_SPREAD16 lays them out.
+INLINE void q6_K_spreads(__m256i sc16, __m256i spread[8]) {
+    const __m256i low = _mm256_permute2x128_si256(sc16, sc16, 0x00), high = _mm256_permute2x128_si256(sc16, sc16, 0x11);
+    spread[0] = _mm256_shuffle_epi8(low, PAIR_SPREAD16(0));
+    spread[1] = _mm256_shuffle_epi8(low, PAIR_SPREAD16(1));
+    spread[2] = _mm256_shuffle_epi8(low, PAIR_SPREAD16(2));
+    spread[3] = _mm256_shuffle_epi8(low, PAIR_SPREAD16(3));
+    spread[4] = _mm256_shuffle_epi8(high, PAIR_SPREAD16(0));
+    spread[5] = _mm256_shuffle_epi8(high, PAIR_SPREAD16(1));
+    spread[6] = _mm256_shuffle_epi8(high, PAIR_SPREAD16(2));
+    spread[7] = _mm256_shuffle_epi8(high, PAIR_SPREAD16(3));
+}
+
+/// The −32 offsets of a Q6_K block's 8 lanes: −32·(bsum·scale) over the two 16-value groups of each
+/// lane, from one `madd` of the 16 scales with the activation's 16 bsums.
+INLINE __m256i q6_K_offsets(__m256i sc16, __m256i bs16) {
+    return _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs16), 5));
+}
+
 /// One Q6_K block of one row in ggml's order: lane k sums q·y·scale over elements 4k…4k+3 of each 32,
 /// minus 32·(bsum·scale) of groups 2k and 2k+1 (one `madd` of the 16 scales with the 16 bsums); the 8
 /// int32 lanes are FMAed with d.
 INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, __m256i bs, float yd, __m256 *acc) {
     const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
     const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
-    __m256i isum = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5));
+    __m256i isum = q6_K_offsets(sc16, bs), g[8];
+    q6_K_spreads(sc16, g);
     for (int half = 0; half < 2; half++) {
         const uint8_t *ql = x + 64 * half;
         const __m256i qh = load32(x + 128 + 32 * half);
         const int8_t *yy = yq + 128 * half;
-        const __m256i g = half == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00) : _mm256_permute2x128_si256(sc16, sc16, 0x11);
+        const __m256i *gh = g + 4 * half;
         const __m256i l0 = load32(ql), l1 = load32(ql + 32);
         const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
         const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
         const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
         const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
                                            _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
-        const __m256i d0 = _mm256_madd_epi16(_mm256_maddubs_epi16(q0, load32(yy)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(0)));
-        const __m256i d1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q1, load32(yy + 32)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(1)));
-        const __m256i d2 = _mm256_madd_epi16(_mm256_maddubs_epi16(q2, load32(yy + 64)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(2)));
-        const __m256i d3 = _mm256_madd_epi16(_mm256_maddubs_epi16(q3, load32(yy + 96)), _mm256_shuffle_epi8(g, PAIR_SPREAD16(3)));
+        const __m256i d0 = _mm256_madd_epi16(_mm256_maddubs_epi16(q0, load32(yy)), gh[0]);
+        const __m256i d1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q1, load32(yy + 32)), gh[1]);
+        const __m256i d2 = _mm256_madd_epi16(_mm256_maddubs_epi16(q2, load32(yy + 64)), gh[2]);
+        const __m256i d3 = _mm256_madd_epi16(_mm256_maddubs_epi16(q3, load32(yy + 96)), gh[3]);
         isum = _mm256_add_epi32(isum, _mm256_add_epi32(d0, d1));
         isum = _mm256_add_epi32(isum, _mm256_add_epi32(d2, d3));
     }
@@ -465,10 +486,7 @@ TARGET void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const loca
             const uint8_t *x = base + r * stride + 210 * b;
             const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
             __m256i q[8], g[8];
-            for (int k = 0; k < 4; k++) {
-                g[k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x00), PAIR_SPREAD16(k));
-                g[4 + k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x11), PAIR_SPREAD16(k));
-            }
+            q6_K_spreads(sc16, g);
             for (int half = 0; half < 2; half++) {
                 const uint8_t *ql = x + 64 * half;
                 const __m256i qh = load32(x + 128 + 32 * half);
@@ -482,8 +500,7 @@ TARGET void locallm_avx2_multi_q6_K(const uint8_t *base, long stride, const loca
             const float d = half_at(x + 208);
             for (long j = 0; j < n; j++) {
                 const int8_t *yq = a[j].qs + 256 * b;
-                __m256i isum = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                                _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums16(a[j].bsums + 16 * b)), 5));
+                __m256i isum = q6_K_offsets(sc16, bsums16(a[j].bsums + 16 * b));
                 for (int k = 0; k < 8; k += 2) {
                     const __m256i d0 = _mm256_madd_epi16(_mm256_maddubs_epi16(q[k], load32(yq + 32 * k)), g[k]);
                     const __m256i d1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q[k + 1], load32(yq + 32 * k + 32)), g[k + 1]);
@@ -827,10 +844,7 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
                 q[b][4 * half + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
                                                      _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
             }
-            for (int k = 0; k < 4; k++) {
-                s[b][k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x00), PAIR_SPREAD16(k));
-                s[b][4 + k] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(sc16, sc16, 0x11), PAIR_SPREAD16(k));
-            }
+            q6_K_spreads(sc16, s[b]);
             s16[b] = sc16;
             dd[b] = half_at(x + 208);
         }
@@ -839,10 +853,8 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
             __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
             for (long b = 0; b < nb; b++) {
                 const int8_t *y0 = a[j].qs + 256 * b, *y1 = a[j1].qs + 256 * b;
-                __m256i i0 = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                              _mm256_slli_epi32(_mm256_madd_epi16(_mm256_load_si256((const __m256i *)bs[j][b]), s16[b]), 5));
-                __m256i i1 = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                              _mm256_slli_epi32(_mm256_madd_epi16(_mm256_load_si256((const __m256i *)bs[j1][b]), s16[b]), 5));
+                __m256i i0 = q6_K_offsets(s16[b], _mm256_load_si256((const __m256i *)bs[j][b]));
+                __m256i i1 = q6_K_offsets(s16[b], _mm256_load_si256((const __m256i *)bs[j1][b]));
                 for (int c = 0; c < 8; c++) {
                     const __m256i qc = q[b][c];
                     i0 = _mm256_add_epi32(i0, _mm256_madd_epi16(_mm256_maddubs_epi16(qc, load32(y0 + 32 * c)), s[b][c]));

@@ -19,11 +19,6 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .long, help: "Random seed, for repeatable sampling.")
     var seed: UInt64?
 
-    var languageModel: SystemLanguageModel {
-        let url = model.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? SystemLanguageModel.defaultModelURL
-        return SystemLanguageModel(contentsOf: url, configuration: .init(contextSize: contextSize))
-    }
-
     var generationOptions: GenerationOptions {
         let mode: GenerationOptions.SamplingMode? =
             if temperature == 0 { .greedy } else if let seed { .random(probabilityThreshold: 0.9, seed: seed) } else { nil }
