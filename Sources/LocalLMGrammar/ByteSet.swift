@@ -38,11 +38,41 @@ public struct ByteSet: Hashable, Sendable {
         }
     }
 
+    /// Keeps the bytes of `other` (`true`) or the bytes not in it (`false`).
+    @inlinable
+    mutating func formIntersection(_ other: ByteSet, complemented: Bool) {
+        if complemented {
+            w0 &= ~other.w0; w1 &= ~other.w1; w2 &= ~other.w2; w3 &= ~other.w3
+        } else {
+            w0 &= other.w0; w1 &= other.w1; w2 &= other.w2; w3 &= other.w3
+        }
+    }
+
+    /// Calls `body` with each byte of the set, in increasing order.
+    @inlinable
+    func forEachByte(_ body: (UInt8) -> Void) {
+        let words = (w0, w1, w2, w3)
+        for k in 0..<4 {
+            var w: UInt64
+            switch k { case 0: w = words.0; case 1: w = words.1; case 2: w = words.2; default: w = words.3 }
+            while w != 0 {
+                body(UInt8(k * 64 + w.trailingZeroBitCount))
+                w &= w &- 1
+            }
+        }
+    }
+
     public mutating func formUnion(_ other: ByteSet) {
         w0 |= other.w0; w1 |= other.w1; w2 |= other.w2; w3 |= other.w3
     }
 
     public var isEmpty: Bool { (w0 | w1 | w2 | w3) == 0 }
+
+    /// The lowest byte in the set.
+    public var first: UInt8? {
+        for (k, w) in [w0, w1, w2, w3].enumerated() where w != 0 { return UInt8(k * 64 + w.trailingZeroBitCount) }
+        return nil
+    }
 
     public var count: Int { w0.nonzeroBitCount + w1.nonzeroBitCount + w2.nonzeroBitCount + w3.nonzeroBitCount }
 

@@ -9,20 +9,50 @@ extension GrammarTokenIndex {
     static let maxSignatureWords = 2048
 
     /// The key's reachable grammar, canonically numbered; nil when too large to be worth sharing.
-    func signature(of key: MaskKey) -> [UInt32]? {
+    ///
+    /// With `anyFirstByte`, the top terminal is written as one that takes any byte: the signature of
+    /// what follows it, shared by every byte set in that place (see `firstByteEntry`).
+    func signature(of key: MaskKey, maxWords: Int = maxSignatureWords, anyFirstByte: Bool = false) -> [UInt32]? {
+        // A frame that alone reaches too much grammar makes any key holding it too long: known
+        // per position after the first time, so per-schema keys fail without being written out.
+        for v in key.slots {
+            if v == 0 || v == Self.rootMark { break }
+            if reachWords(from: Int32(v) - 1) > maxWords { return nil }
+        }
+        return writeSignature(of: key, maxWords: maxWords, anyFirstByte: anyFirstByte)
+    }
+
+    /// The length of the signature of a key holding only position `p` (at most
+    /// `maxSignatureWords + 1`), memoized per position.
+    func reachWords(from p: Int32) -> Int {
+        if let n = reach.withLock({ $0[p] }) { return Int(n) }
+        let key = MaskKey(lo: UInt64(UInt32(p + 1)), hi: 0)
+        let n = writeSignature(of: key, maxWords: Self.maxSignatureWords, anyFirstByte: false)?.count ?? Self.maxSignatureWords + 1
+        reach.withLock { $0[p] = Int32(n) }
+        return n
+    }
+
+    private func writeSignature(of key: MaskKey, maxWords: Int, anyFirstByte: Bool) -> [UInt32]? {
         let g = grammar
         var out: [UInt32] = []
         out.reserveCapacity(256)
         var canonical: [Int32: UInt32] = [:]
         var queue: [Int32] = []
+        var generalTop = anyFirstByte
         func emit(from p: Int32) -> Bool {
             var i = Int(p)
             while i < g.kinds.count {
                 switch g.kinds[i] {
+                case .terminal where generalTop:
+                    generalTop = false
+                    out.append(8)
                 case .terminal:
                     let t = g.terminals[i]
                     out.append(1)
-                    for w in [t.w0, t.w1, t.w2, t.w3] { out.append(UInt32(truncatingIfNeeded: w)); out.append(UInt32(truncatingIfNeeded: w >> 32)) }
+                    out.append(UInt32(truncatingIfNeeded: t.w0)); out.append(UInt32(truncatingIfNeeded: t.w0 >> 32))
+                    out.append(UInt32(truncatingIfNeeded: t.w1)); out.append(UInt32(truncatingIfNeeded: t.w1 >> 32))
+                    out.append(UInt32(truncatingIfNeeded: t.w2)); out.append(UInt32(truncatingIfNeeded: t.w2 >> 32))
+                    out.append(UInt32(truncatingIfNeeded: t.w3)); out.append(UInt32(truncatingIfNeeded: t.w3 >> 32))
                 case .rule:
                     let r = g.ruleRefs[i]
                     let c: UInt32
@@ -34,9 +64,9 @@ extension GrammarTokenIndex {
                     out.append(2); out.append(c)
                 case .end:
                     out.append(3)
-                    return out.count <= Self.maxSignatureWords
+                    return out.count <= maxWords
                 }
-                if out.count > Self.maxSignatureWords { return false }
+                if out.count > maxWords { return false }
                 i += 1
             }
             return false

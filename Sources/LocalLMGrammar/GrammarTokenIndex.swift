@@ -13,6 +13,14 @@ public final class GrammarTokenIndex: Sendable {
     public let grammar: CompiledGrammar
     public let tokens: TokenTable
     private let cache = SanitizableMutex<[MaskKey: MaskEntry]>([:])
+    /// The stacks and stack-set transitions met by earlier walks: every walk starts from stacks over
+    /// the unknown (or the root) and their transitions do not depend on the key, so later walks
+    /// reuse them instead of recomputing closures. One walk at a time.
+    private let walker: SanitizableMutex<EntryWalker>
+    /// Shorter keys whose signature was too long to compose from (so it is not computed again).
+    private let unsharable = SanitizableMutex<Set<MaskKey>>([])
+    /// Per position: the length of the signature of a key holding only it (see `reachWords`).
+    let reach = SanitizableMutex<[Int32: Int32]>([:])
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what
@@ -23,6 +31,7 @@ public final class GrammarTokenIndex: Sendable {
     public init(grammar: CompiledGrammar, tokens: TokenTable) {
         self.grammar = grammar
         self.tokens = tokens
+        walker = SanitizableMutex(EntryWalker(grammar: grammar))
     }
 
     /// Cached entries so far (for benchmarks and tests).
@@ -36,7 +45,7 @@ public final class GrammarTokenIndex: Sendable {
             cache.withLock { $0[key] = e }
             return e
         }
-        let e = composedEntry(key) ?? computeEntry(key)
+        let e = composedEntry(key) ?? firstByteEntry(key) ?? computeEntry(key)
         cache.withLock { $0[key] = e }
         if let signature { tokens.sharedEntries.store(signature, e) }
         return e
@@ -44,72 +53,144 @@ public final class GrammarTokenIndex: Sendable {
 
     /// A shorter key's signature at most this long describes shared structure (a string's content,
     /// a character class, whitespace) worth computing once and extending.
-    static let maxComposableSignatureWords = 512
+    static let maxComposableSignatureWords = 1024
     /// Extending an entry re-checks its uncertain tokens; beyond this many a full walk is cheaper.
     static let maxComposableUncertain = 16_384
 
-    /// The entry of `key` built from the entry of its top frames without the lowest one, when that
+    /// The entry of `key` built from the entry of its top frames without the lower ones, when that
     /// describes shared structure: its accepted tokens stay accepted and its rejected ones rejected
-    /// whatever lies below, so only its (few) uncertain tokens are run again with the lowest frame
+    /// whatever lies below, so only its (few) uncertain tokens are run again with the lower frames
     /// known. A string's content inside a schema-specific object thus costs a re-check of the
     /// tokens that close the string, not a walk of the whole vocabulary. Nil when not worth it.
     private func composedEntry(_ key: MaskKey) -> MaskEntry? {
-        var slots = key.slots
+        let slots = key.slots
         var known = 0
         while known < slots.count && slots[known] != 0 && slots[known] != Self.rootMark { known += 1 }
         guard known >= 2 else { return nil }
-        // The top `known - 1` frames over the unknown.
-        for i in (known - 1)..<slots.count { slots[i] = 0 }
-        let shorter = MaskKey(lo: UInt64(slots[0]) | UInt64(slots[1]) << 32, hi: UInt64(slots[2]) | UInt64(slots[3]) << 32)
-        let isCached = cache.withLock { $0[shorter] != nil }
-        if !isCached {
-            guard let signature = signature(of: shorter), signature.count <= Self.maxComposableSignatureWords else { return nil }
+        // The longest run of top frames (over the unknown) that is cached or describes shared
+        // structure: a key of an object's member name reaches the whole object through its lower
+        // frames, but its top frame alone is a string's content.
+        for kept in stride(from: known - 1, through: 1, by: -1) {
+            var shorterSlots = slots
+            for i in kept..<shorterSlots.count { shorterSlots[i] = 0 }
+            let shorter = MaskKey(lo: UInt64(shorterSlots[0]) | UInt64(shorterSlots[1]) << 32,
+                                  hi: UInt64(shorterSlots[2]) | UInt64(shorterSlots[3]) << 32)
+            let isCached = cache.withLock { $0[shorter] != nil }
+            if !isCached {
+                if unsharable.withLock({ $0.contains(shorter) }) { continue }
+                let sg = signature(of: shorter, maxWords: Self.maxComposableSignatureWords)
+                guard sg != nil else {
+                    unsharable.withLock { _ = $0.insert(shorter) }
+                    continue
+                }
+            }
+            let base = entry(for: shorter)
+            guard base.uncertain.count <= Self.maxComposableUncertain else { continue }
+            return extend(base, to: key)
         }
-        let base = entry(for: shorter)
-        guard base.uncertain.count <= Self.maxComposableUncertain else { return nil }
-        return extend(base, to: key)
+        return nil
+    }
+
+    /// Below this many bytes in the top terminal, a direct walk (of that many subtrees) is cheap.
+    static let minFirstByteSetForSharing = 32
+
+    /// The entry of `key` from the entry of the same frames with a top terminal that takes any
+    /// byte, kept to the tokens whose first byte the real terminal takes. What follows a terminal
+    /// does not depend on which of its bytes was read, so a token `b·rest` has the same fate under
+    /// both when `b` is in the set. A key that begins a member name beside listed names (any
+    /// character but the names' first ones, then a string's content) thus shares one walk with
+    /// every such key of every schema over the vocabulary. Nil when that entry is not shared.
+    private func firstByteEntry(_ key: MaskKey) -> MaskEntry? {
+        let top = Int(key.lo & 0xFFFF_FFFF) - 1
+        guard grammar.terminals.indices.contains(top) else { return nil }
+        let bytes = grammar.terminals[top]
+        guard bytes.count > 1,
+              let general = signature(of: key, maxWords: Self.maxComposableSignatureWords, anyFirstByte: true)
+        else { return nil }
+        let base: MaskEntry
+        if let e = tokens.sharedEntries.entry(general) {
+            base = e
+        } else {
+            // Worth a walk of every first byte only where it is likely met again: a key of one
+            // frame (a string's content, a character class) over the unknown.
+            guard bytes.count >= Self.minFirstByteSetForSharing, key.lo >> 32 == 0 else { return nil }
+            base = computeEntry(key, anyFirstByte: true)
+            tokens.sharedEntries.store(general, base)
+        }
+        return MaskEntry(restricting: base, toFirstBytes: bytes, tokens: tokens)
     }
 
     /// Runs `base`'s uncertain tokens (in trie order, sharing prefixes) on the stack `key` describes,
     /// sorting each as the trie walk would: accepted, still uncertain, or rejected.
     private func extend(_ base: MaskEntry, to key: MaskKey) -> MaskEntry {
-        var pool = StackPool()
-        let dfa = StackSetDFA(grammar: grammar)
+        walker.withLock { w in
+            w.prepare()
+            var pool = w.takePool()
+            defer { w.pool = pool }
+            return extend(base, to: key, dfa: w.dfa, pool: &pool)
+        }
+    }
+
+    private func extend(_ base: MaskEntry, to key: MaskKey, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
         let startSet = dfa.intern([Self.stack(of: key, in: &pool)], &pool)
         let levels = tokens.trie.maxDepth + 1
-        var setAt = [Int32](repeating: -1, count: levels)
-        var escapedAt = [Bool](repeating: false, count: levels)
+        let setAt = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
+        let escapedAt = UnsafeMutablePointer<Bool>.allocate(capacity: levels)
+        defer { setAt.deallocate(); escapedAt.deallocate() }
         setAt[0] = startSet
+        escapedAt[0] = false
         var valid = 0  // setAt[0...valid] hold the previous token's path
         var accepted: [Int32] = []
-        var uncertain: [Int32] = []
-        for (k, t) in base.uncertain.enumerated() {
-            let bytes = tokens.tokenBytes[Int(t)]
-            var d = min(Int(base.uncertainPrefix[k]), valid)
-            while d < bytes.count {
-                let set = setAt[d], escapedAbove = escapedAt[d]
-                var v = dfa.table[Int(set) * 256 + Int(bytes[d])]
-                if v < 0 { v = dfa.fill(set, bytes[d], &pool) }
-                let next = (v >> 2) - 1
-                if v == 0 {
-                    if escapedAbove { uncertain.append(t) }
-                    break
+        var uncertain: [Int32] = [], prefix: [Int32] = []
+        var sincePrevious = Int32.max  // least common prefix of neighbours since the last kept token
+        tokens.flatBytes.withUnsafeBufferPointer { flat in
+        tokens.flatStart.withUnsafeBufferPointer { start in
+        base.uncertain.withUnsafeBufferPointer { baseTokens in
+        base.uncertainPrefix.withUnsafeBufferPointer { basePrefix in
+            var table = dfa.table  // re-read after `fill`, which may grow it
+            for k in 0..<baseTokens.count {
+                let t = baseTokens[k]
+                let from = Int(start[Int(t)]), count = Int(start[Int(t) &+ 1]) &- from
+                sincePrevious = min(sincePrevious, basePrefix[k])
+                var kept = false
+                var d = min(Int(basePrefix[k]), valid)
+                while d < count {
+                    let set = setAt[d], escapedAbove = escapedAt[d]
+                    let byte = flat[from &+ d]
+                    var v = table[Int(set) &* 256 &+ Int(byte)]
+                    if v < 0 {
+                        v = dfa.fill(set, byte, &pool)
+                        table = dfa.table
+                    }
+                    let next = (v >> 2) &- 1
+                    if v == 0 {
+                        kept = escapedAbove
+                        break
+                    }
+                    if d == count &- 1 {
+                        accepted.append(t)  // some path took the last byte (alive, accepting or escaped)
+                        break
+                    }
+                    if next < 0 {
+                        kept = escapedAbove || v & 2 != 0
+                        break
+                    }
+                    setAt[d &+ 1] = next
+                    escapedAt[d &+ 1] = escapedAbove || v & 2 != 0
+                    d &+= 1
                 }
-                if d == bytes.count - 1 {
-                    accepted.append(t)  // some path took the last byte (alive, accepting or escaped)
-                    break
+                if kept {
+                    uncertain.append(t)
+                    prefix.append(sincePrevious)
+                    sincePrevious = .max
                 }
-                if next < 0 {
-                    if escapedAbove || v & 2 != 0 { uncertain.append(t) }
-                    break
-                }
-                setAt[d + 1] = next
-                escapedAt[d + 1] = escapedAbove || v & 2 != 0
-                d += 1
+                valid = min(d, levels &- 1)
             }
-            valid = min(d, levels - 1)
         }
-        return MaskEntry(extending: base, accepting: accepted, uncertain: uncertain, tokens: tokens)
+        }
+        }
+        }
+        return MaskEntry(extending: base, accepting: accepted, uncertain: uncertain, prefixes: prefix, tokens: tokens)
     }
 
     /// The stack a key describes, rebuilt in `pool`: its known frames over the real root (when the
@@ -176,15 +257,29 @@ public final class GrammarTokenIndex: Sendable {
         return MaskKey(lo: UInt64(slots.0) | UInt64(slots.1) << 32, hi: UInt64(slots.2) | UInt64(slots.3) << 32)
     }
 
-    private func computeEntry(_ key: MaskKey) -> MaskEntry {
+    /// The entry of `key` by one walk of the trie. With `anyFirstByte`, the top terminal takes any
+    /// byte (see `firstByteEntry`).
+    private func computeEntry(_ key: MaskKey, anyFirstByte: Bool = false) -> MaskEntry {
+        walker.withLock { w in
+            w.prepare()
+            var pool = w.takePool()
+            defer { w.pool = pool }
+            return computeEntry(key, anyFirstByte: anyFirstByte, dfa: w.dfa, pool: &pool)
+        }
+    }
+
+    private func computeEntry(_ key: MaskKey, anyFirstByte: Bool, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
         let g = grammar
         let trie = tokens.trie
-        var pool = StackPool()
         // Rebuild the known frames; below them is either the real root or the unknown.
         let q = Self.stack(of: key, in: &pool)
 
-        let dfa = StackSetDFA(grammar: g)
-        let startSet = dfa.intern([q], &pool)
+        var startSet = dfa.intern([q], &pool)
+        if anyFirstByte, let b = g.terminals[Int(pool.pos[Int(q)])].first {
+            // Every first byte goes where the terminal's own bytes go; a set of its own, so a
+            // path that meets the real top again later reads its real bytes.
+            startSet = dfa.opaque(row: dfa.fill(startSet, b, &pool))
+        }
 
         // Ranges of `trie.order`; depth-first order makes neighbours touch, so they merge.
         var accepted = TokenRanges()
@@ -243,7 +338,38 @@ public final class GrammarTokenIndex: Sendable {
         }
         }
         }
+        accepted.finish()
+        uncertain.finish()
         return MaskEntry(accepted: accepted, uncertain: uncertain, order: trie.order, tokens: tokens)
+    }
+}
+
+/// The scratch state entry walks share: a stack pool and the stack-set DFA over it. Started afresh
+/// when it has grown large.
+final class EntryWalker {
+    static let maxNodes = 1 << 18
+    static let maxSets = 2048
+    let grammar: CompiledGrammar
+    var pool = StackPool()
+    private(set) var dfa: StackSetDFA
+
+    init(grammar: CompiledGrammar) {
+        self.grammar = grammar
+        dfa = StackSetDFA(grammar: grammar)
+    }
+
+    func prepare() {
+        if pool.count > Self.maxNodes || dfa.setCount > Self.maxSets {
+            pool = StackPool()
+            dfa = StackSetDFA(grammar: grammar)
+        }
+    }
+
+    /// The pool, moved out (so the caller mutates it without copying); put it back after.
+    func takePool() -> StackPool {
+        let p = pool
+        pool = StackPool()
+        return p
     }
 }
 
@@ -266,20 +392,39 @@ final class StackSetDFA {
 
     deinit { table.deallocate() }
 
+    var setCount: Int { members.count }
+
     func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
         if let id = index[m] { return id }
         let id = Int32(members.count)
-        if members.count == capacity {
-            let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2 * 256)
-            bigger.moveInitialize(from: table, count: capacity * 256)
-            table.deallocate()
-            table = bigger
-            capacity *= 2
-        }
-        (table + members.count * 256).initialize(repeating: -1, count: 256)
+        grow()
+        // A byte no member's terminal takes is dead without computing anything (most bytes, for
+        // most sets: a walk tries every child byte of every live trie node).
+        var next = ByteSet()
+        for n in m { next.formUnion(grammar.terminals[Int(pool.pos[Int(n)])]) }
+        let row = table + members.count * 256
+        for b in 0..<256 { row[b] = next.contains(UInt8(b)) ? -1 : 0 }
         members.append(m)
         index[m] = id
         return id
+    }
+
+    /// A set with no members whose transition on every byte is `row` (an encoded table value).
+    func opaque(row: Int32) -> Int32 {
+        let id = Int32(members.count)
+        grow()
+        (table + members.count * 256).initialize(repeating: row, count: 256)
+        members.append([])
+        return id
+    }
+
+    private func grow() {
+        guard members.count == capacity else { return }
+        let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2 * 256)
+        bigger.moveInitialize(from: table, count: capacity * 256)
+        table.deallocate()
+        table = bigger
+        capacity *= 2
     }
 
     /// Computes and stores the transition of `set` on `byte`.
@@ -290,25 +435,45 @@ final class StackSetDFA {
         let next = Array(pool.sets[r]).sorted()
         let id: Int32 = next.isEmpty ? -1 : intern(next, &pool)
         let v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
-        table[Int(set) * 256 + Int(byte)] = v
+        // Which members take a byte decides where it goes (what follows a terminal does not
+        // depend on which of its bytes was read), so every byte that the same members take goes
+        // to the same place: string content fills its row in a few calls, not one per byte.
+        var same = ByteSet.all
+        for n in m {
+            let t = grammar.terminals[Int(pool.pos[Int(n)])]
+            same.formIntersection(t, complemented: !t.contains(byte))
+        }
+        let row = table + Int(set) * 256
+        same.forEachByte { row[Int($0)] = v }
         return v
     }
 }
 
 /// Ranges of the trie's token order, merged where they touch.
 struct TokenRanges {
-    var ranges: [Range<Int32>] = []
-    var count = 0
+    private(set) var ranges: [Range<Int32>] = []
+    private(set) var count = 0
+    /// The run being extended (not yet in `ranges`): a walk adds touching ranges in a row.
+    private var lo: Int32 = 0, hi: Int32 = 0
 
     @inline(__always)
     mutating func add(_ a: Int32, _ b: Int32) {
         guard a < b else { return }
         count += Int(b - a)
-        if let last = ranges.last, last.upperBound == a {
-            ranges[ranges.count - 1] = last.lowerBound..<b
+        if a == hi && hi > lo {
+            hi = b
         } else {
-            ranges.append(a..<b)
+            if hi > lo { ranges.append(lo..<hi) }
+            lo = a
+            hi = b
         }
+    }
+
+    /// Moves the run being extended into `ranges`; call before reading them.
+    mutating func finish() {
+        if hi > lo { ranges.append(lo..<hi) }
+        lo = 0
+        hi = 0
     }
 }
 
@@ -342,13 +507,29 @@ struct MaskEntry: Sendable {
             acceptedWords = []
             acceptedList = accepted.ranges.flatMap { order[Int($0.lowerBound)..<Int($0.upperBound)] }
         }
-        let uncertain = ranges.ranges.flatMap { order[Int($0.lowerBound)..<Int($0.upperBound)] }
+        // Common prefixes from the trie: inside a range, each token's with its neighbour; a range's
+        // first token is compared with the last token of the range before.
+        let trie = tokens.trie
+        var uncertain: [Int32] = [], prefix: [Int32] = []
+        uncertain.reserveCapacity(ranges.count)
+        prefix.reserveCapacity(ranges.count)
+        for r in ranges.ranges {
+            for k in r {
+                let t = order[Int(k)]
+                if k == r.lowerBound {
+                    prefix.append(uncertain.last.map { Self.commonPrefix(tokens.tokenBytes[Int($0)], tokens.tokenBytes[Int(t)]) } ?? 0)
+                } else {
+                    prefix.append(trie.lcp[Int(k)])
+                }
+                uncertain.append(t)
+            }
+        }
         self.uncertain = uncertain
-        uncertainPrefix = Self.commonPrefixes(uncertain, tokens)
+        uncertainPrefix = prefix
     }
 
     /// `base`'s accepted tokens and `more` (ids), with `uncertain` ids in trie order.
-    init(extending base: MaskEntry, accepting more: [Int32], uncertain: [Int32], tokens: TokenTable) {
+    init(extending base: MaskEntry, accepting more: [Int32], uncertain: [Int32], prefixes: [Int32], tokens: TokenTable) {
         let words = tokens.maskWordCount
         if !base.acceptedWords.isEmpty || base.acceptedList.count + more.count >= words {
             var bits = base.acceptedWords.isEmpty ? [UInt64](repeating: 0, count: words) : base.acceptedWords
@@ -361,21 +542,58 @@ struct MaskEntry: Sendable {
             acceptedList = base.acceptedList + more
         }
         self.uncertain = uncertain
-        uncertainPrefix = Self.commonPrefixes(uncertain, tokens)
+        uncertainPrefix = prefixes
     }
 
-    /// Each token's common prefix length (in bytes) with the one before it.
-    static func commonPrefixes(_ ids: [Int32], _ tokens: TokenTable) -> [Int32] {
-        var prefix: [Int32] = []
-        prefix.reserveCapacity(ids.count)
-        var previous: [UInt8] = []
-        for t in ids {
-            let bytes = tokens.tokenBytes[Int(t)]
-            var n = 0
-            while n < bytes.count && n < previous.count && bytes[n] == previous[n] { n += 1 }
-            prefix.append(Int32(n))
-            previous = bytes
+    /// `base` kept to the tokens whose first byte is in `bytes` (the rest rejected).
+    init(restricting base: MaskEntry, toFirstBytes bytes: ByteSet, tokens: TokenTable) {
+        let trie = tokens.trie
+        if base.acceptedWords.isEmpty {
+            acceptedWords = []
+            acceptedList = base.acceptedList.filter { bytes.contains(tokens.firstByte[Int($0)]) }
+        } else {
+            // Copy the kept first bytes' tokens, or clear the others': whichever touches fewer.
+            var keptTokens = 0
+            for b in 0...255 where bytes.contains(UInt8(b)) { keptTokens += trie.firstByteRanges[b].count }
+            var bits: [UInt64]
+            if keptTokens * 2 <= trie.order.count {
+                bits = [UInt64](repeating: 0, count: base.acceptedWords.count)
+                for b in 0...255 where bytes.contains(UInt8(b)) {
+                    for k in trie.firstByteRanges[b] {
+                        let t = Int(trie.order[Int(k)])
+                        bits[t >> 6] |= base.acceptedWords[t >> 6] & (1 << UInt64(t & 63))
+                    }
+                }
+            } else {
+                bits = base.acceptedWords
+                for b in 0...255 where !bytes.contains(UInt8(b)) {
+                    for k in trie.firstByteRanges[b] {
+                        let t = Int(trie.order[Int(k)])
+                        bits[t >> 6] &= ~(1 << UInt64(t & 63))
+                    }
+                }
+            }
+            acceptedWords = bits
+            acceptedList = []
         }
-        return prefix
+        // Trie order keeps a first byte's tokens together, so a kept token whose predecessor was
+        // dropped starts a new first byte: its common prefix with the previous kept one is empty.
+        var uncertain: [Int32] = [], prefix: [Int32] = []
+        var previousKept = false
+        for (k, t) in base.uncertain.enumerated() {
+            guard bytes.contains(tokens.firstByte[Int(t)]) else { previousKept = false; continue }
+            uncertain.append(t)
+            prefix.append(previousKept ? base.uncertainPrefix[k] : 0)
+            previousKept = true
+        }
+        self.uncertain = uncertain
+        uncertainPrefix = prefix
+    }
+
+    static func commonPrefix(_ a: [UInt8], _ b: [UInt8]) -> Int32 {
+        var n = 0
+        while n < a.count && n < b.count && a[n] == b[n] { n += 1 }
+        return Int32(n)
     }
 }
+

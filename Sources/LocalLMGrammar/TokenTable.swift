@@ -10,6 +10,12 @@ public final class TokenTable: Sendable {
     /// Control ids (BOS, chat markers, …): never allowed inside constrained text.
     public let special: Set<Int>
     let trie: TokenTrie
+    /// Each token's first byte (0 for an empty token, which no trie walk meets).
+    let firstByte: [UInt8]
+    /// All tokens' bytes end to end; token t is `flatBytes[flatStart[t] ..< flatStart[t + 1]]`
+    /// (hot loops read these instead of one array per token).
+    let flatBytes: [UInt8]
+    let flatStart: [Int32]
     /// Mask-cache entries every grammar over this vocabulary may reuse (see `SharedMaskEntries`).
     let sharedEntries = SharedMaskEntries()
 
@@ -24,6 +30,12 @@ public final class TokenTable: Sendable {
         self.endOfGeneration = endOfGeneration.filter { tokenBytes.indices.contains($0) }
         self.special = special.union(self.endOfGeneration).filter { tokenBytes.indices.contains($0) }
         self.trie = TokenTrie(tokenBytes: tokenBytes, excluded: self.special)
+        self.firstByte = tokenBytes.map { $0.first ?? 0 }
+        var starts: [Int32] = [0]
+        starts.reserveCapacity(tokenBytes.count + 1)
+        for b in tokenBytes { starts.append(starts[starts.count - 1] + Int32(b.count)) }
+        self.flatStart = starts
+        self.flatBytes = Array(tokenBytes.joined())
     }
 
     /// 64-bit words in a mask over this vocabulary.
@@ -46,8 +58,13 @@ struct TokenTrie: Sendable {
     var tokenStart: [Int32] = []
     /// Token ids in depth-first order.
     var order: [Int32] = []
+    /// Per position of `order`: the length of the common prefix with the token before it (0 for
+    /// the first). Two tokens' common prefix is the least of these between them.
+    var lcp: [Int32] = []
     /// The longest token, in bytes.
     var maxDepth = 0
+    /// Per first byte: its tokens, a range of `order` (the subtree of the root's child).
+    var firstByteRanges = [Range<Int32>](repeating: 0..<0, count: 256)
 
     init(tokenBytes: [[UInt8]], excluded: Set<Int>) {
         // Sorted byte strings visit the trie in pre-order: each string adds the nodes past its
@@ -66,6 +83,7 @@ struct TokenTrie: Sendable {
                 tokenStart.append(Int32(k))
             }
             order.append(Int32(id))
+            lcp.append(Int32(common))
             maxDepth = max(maxDepth, bytes.count)
             previous = bytes
         }
@@ -79,6 +97,9 @@ struct TokenTrie: Sendable {
                 open.removeLast()
             }
             open.append(Int32(i))
+        }
+        for i in 1..<max(n, 1) where depth[i] == 1 {
+            firstByteRanges[Int(byte[i])] = tokenStart[i]..<tokenStart[Int(skip[i])]
         }
     }
 

@@ -48,6 +48,45 @@ import LocalLMTokenizers
         #expect(checked >= 3)
     }
 
+    /// Objects open to further members, read as MaskBench reads schemas: a key that leaves the
+    /// listed names is any string, and its entries come from walks shared by every schema over the
+    /// vocabulary (kept to the first bytes that leave the names here; the lower frames re-run only
+    /// for the tokens that close the key). Schemas with different names run one after the other on
+    /// the same table, so the later ones reuse what the earlier ones stored, and every mask is
+    /// checked against brute force.
+    @Test func openObjectsShareEntriesAcrossSchemas() throws {
+        let table = try #require(TokenFixtures.smolLM2)
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true,
+                                        infersTypes: false, patternsSearch: true)
+        let schemas = [
+            #"{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},"required":["name"]}"#,
+            #"{"type":"object","properties":{"title":{"type":"string","maxLength":8},"year":{"type":"integer"},"nested":{"type":"object","properties":{"tag":{"enum":["x","y"]}}}}}"#,
+            #"{"type":"object","properties":{"zeta":{"type":"boolean"}},"patternProperties":{"^a[0-9]+$":{"type":"number"}},"required":["zeta"]}"#,
+        ]
+        var checked = 0
+        for src in schemas {
+            let index = GrammarTokenIndex(grammar: try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options), tokens: table)
+            for seed in UInt64(1)...3 {
+                var step = 0
+                _ = sampleWalk(index, seed: seed, maxTokens: 30) { m, mask in
+                    step += 1
+                    guard step % 3 == 1 else { return }
+                    checked += 1
+                    for t in 0..<table.count {
+                        var copy = m
+                        let expected = copy.accept(token: t)
+                        let got = mask[t >> 6] & (1 << UInt64(t & 63)) != 0
+                        if expected != got {
+                            Issue.record("\(src.prefix(40)) token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(got), accept \(expected)")
+                            return
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked >= 9)
+    }
+
     @Test func specialTokensOnlyEndAtTheEnd() throws {
         let table = try #require(TokenFixtures.smolLM2)
         let index = GrammarTokenIndex(grammar: try CompiledGrammar(gbnf: #"root ::= "ab""#), tokens: table)
