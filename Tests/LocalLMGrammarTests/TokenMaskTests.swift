@@ -21,6 +21,19 @@ import LocalLMTokenizers
         }
     }
 
+    /// The first token where `mask` and accepting the token on a copy of `m` disagree, described.
+    static func bruteForceDifference(_ m: GrammarMatcher, _ mask: [UInt64], _ table: TokenTable) -> String? {
+        for t in 0..<table.count {
+            var copy = m
+            let expected = copy.accept(token: t)
+            let got = mask[t >> 6] & (1 << UInt64(t & 63)) != 0
+            if expected != got {
+                return "token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(got), accept \(expected)"
+            }
+        }
+        return nil
+    }
+
     @Test(arguments: 0..<grammars.count)
     func maskEqualsBruteForce(_ which: Int) throws {
         let table = try #require(TokenFixtures.smolLM2)
@@ -33,15 +46,7 @@ import LocalLMTokenizers
                 step += 1
                 guard step % 4 == 1 else { return }
                 checked += 1
-                for t in 0..<table.count {
-                    var copy = m
-                    let expected = copy.accept(token: t)
-                    let got = mask[t >> 6] & (1 << UInt64(t & 63)) != 0
-                    if expected != got {
-                        Issue.record("token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(got), accept \(expected)")
-                        return
-                    }
-                }
+                if let difference = Self.bruteForceDifference(m, mask, table) { Issue.record("\(difference)") }
             }
             if let out { #expect(matches(index.grammar, String(decoding: out, as: UTF8.self))) }
         }
@@ -72,15 +77,7 @@ import LocalLMTokenizers
                     step += 1
                     guard step % 3 == 1 else { return }
                     checked += 1
-                    for t in 0..<table.count {
-                        var copy = m
-                        let expected = copy.accept(token: t)
-                        let got = mask[t >> 6] & (1 << UInt64(t & 63)) != 0
-                        if expected != got {
-                            Issue.record("\(src.prefix(40)) token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(got), accept \(expected)")
-                            return
-                        }
-                    }
+                    if let difference = Self.bruteForceDifference(m, mask, table) { Issue.record("\(src.prefix(40)) \(difference)") }
                 }
             }
         }
