@@ -231,6 +231,10 @@ FAMILIES = [
                   "<|tool_call_start|>", "<|tool_call_end|>", "<|tool_response_start|>", "<|tool_response_end|>"]},
     {"name": "gemma", "template": "google-gemma-2-2b-it.jinja", "bos": "<bos>", "eos": "<end_of_turn>",
      "specials": ["<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>"]},
+    # Phi-4-mini's vocabulary has these as added tokens (200019-200029 there).
+    {"name": "phi4", "template": "microsoft-Phi-4-mini-instruct.jinja", "bos": "<|endoftext|>", "eos": "<|end|>",
+     "specials": ["<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>", "<|tool|>", "<|/tool|>",
+                  "<|tool_call|>", "<|/tool_call|>", "<|tool_response|>"]},
 ]
 
 

@@ -18,6 +18,7 @@ import Testing
         ("Mistral-Small-3.2-24B-Instruct-2506.jinja", .mistral),
         ("ibm-granite-granite-3.3-2B-Instruct.jinja", .toolCallToken),
         ("LFM2-8B-A1B.jinja", .lfm2),
+        ("microsoft-Phi-4-mini-instruct.jinja", .phi4Mini),
         ("google-gemma-2-2b-it.jinja", .generic),
     ]
 
@@ -67,6 +68,21 @@ import Testing
         } else {
             #expect(throws: EngineError.self) { try renderer.render(messages, tools: tools) }
         }
+    }
+
+    /// Phi-4-mini's template takes the tool list only on a system message: with none in the
+    /// conversation, one with the model card's text is put first, as the golden's Python side does.
+    @Test func aPhi4MiniHistoryWithoutASystemMessageGetsTheModelCardsOne() throws {
+        let template = "microsoft-Phi-4-mini-instruct.jinja"
+        let document = try Self.goldens()
+        let (messages, tools) = try Self.conversation(document)
+        #expect(messages.first?.role == .system)
+        let renderer = ChatRenderer(template: try ChatTemplate(source: try Self.source(template)), bosToken: "<s>", eosToken: "</s>")
+        #expect(renderer.templateTakesSystemToolList)
+        let expected = try #require(document["cases"]?[template + "#no-system"]?["output"]?.stringValue)
+        #expect(try renderer.render(Array(messages.dropFirst()), tools: tools) == expected)
+        // Without tools the template's tool-less form: no `<|tool|>` block.
+        #expect(try !renderer.render(Array(messages.prefix(2))).contains("<|tool|>"))
     }
 
     /// The family's own form of a call, as ``ToolCallFormat/render(calls:)`` writes it, is what its

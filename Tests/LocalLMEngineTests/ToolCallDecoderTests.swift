@@ -23,6 +23,7 @@ import Testing
         ("Mistral-Small-3.2-24B-Instruct-2506.jinja", .mistral),
         ("ibm-granite-granite-3.3-2B-Instruct.jinja", .toolCallToken),
         ("LFM2-8B-A1B.jinja", .lfm2),
+        ("microsoft-Phi-4-mini-instruct.jinja", .phi4Mini),
         ("google-gemma-2-2b-it.jinja", .generic),
     ]
 
@@ -74,6 +75,7 @@ import Testing
     static let familyModels: [(String, ToolCallFormat.Family)] = [
         ("tiny-hermes.gguf", .hermes), ("tiny-llama3.gguf", .llama3), ("tiny-mistral.gguf", .mistral),
         ("tiny-granite.gguf", .toolCallToken), ("tiny-lfm2.gguf", .lfm2), ("tiny-gemma.gguf", .generic),
+        ("tiny-phi4.gguf", .phi4Mini),
     ]
 
     @Test(arguments: familyModels, [1, 2, 3] as [UInt64])

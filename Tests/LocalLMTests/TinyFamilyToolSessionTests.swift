@@ -39,7 +39,8 @@ struct TinyFamilyToolSessionTests {
     /// Gemma's generic `{"tool_calls": [...]}` is left to the engine test (ToolCallDecoderTests),
     /// which adds a frequency penalty the public API has no option for: without it this random
     /// model writes call after call into the list until any budget ends.
-    static let models = ["tiny-hermes.gguf", "tiny-llama3.gguf", "tiny-mistral.gguf", "tiny-granite.gguf", "tiny-lfm2.gguf"]
+    static let models = ["tiny-hermes.gguf", "tiny-llama3.gguf", "tiny-mistral.gguf", "tiny-granite.gguf", "tiny-lfm2.gguf",
+                         "tiny-phi4.gguf"]
 
     @Test(arguments: models)
     func aRequiredCallRunsTheTool(file: String) async throws {

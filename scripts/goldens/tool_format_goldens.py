@@ -32,7 +32,12 @@ TEMPLATES = [
     "Mistral-Small-3.2-24B-Instruct-2506.jinja",            # mistral
     "ibm-granite-granite-3.3-2B-Instruct.jinja",            # <|tool_call|>
     "LFM2-8B-A1B.jinja",                                    # lfm2
+    "microsoft-Phi-4-mini-instruct.jinja",                  # <|tool_call|>...<|/tool_call|>
 ]
+
+# Phi-4-mini's template is not among llama.cpp's models/templates; the fixture is the
+# `chat_template` of microsoft/Phi-4-mini-instruct's tokenizer_config.json, byte for byte.
+PHI4_DEFAULT_SYSTEM = "You are a helpful assistant with some tools."
 
 MESSAGES = [
     {"role": "system", "content": "You can call tools."},
@@ -64,19 +69,45 @@ def calls_as_text(messages, source):
     return out
 
 
+def phi4_messages(messages, tools):
+    """Phi-4-mini's template renders every message as `<|role|>content<|end|>` and nothing else of
+    tools but a system message's `tools` string. Microsoft's model card gives the form: the
+    functions (name, description, parameters) as one `json.dumps` list in the system message, a
+    call as `<|tool_call|>[{"name": ..., "arguments": {...}}]<|/tool_call|>`; with no system
+    message, the card's "You are a helpful assistant with some tools." Tool outputs stay `tool`
+    messages (the template writes `<|tool|>output<|end|>`)."""
+    listed = json.dumps([t["function"] for t in tools], ensure_ascii=False)
+    out = []
+    for m in messages:
+        if m.get("tool_calls"):
+            calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in m["tool_calls"]]
+            m = {"role": "assistant", "content": "<|tool_call|>" + json.dumps(calls, ensure_ascii=False) + "<|/tool_call|>"}
+        elif m["role"] == "system":
+            m = dict(m, tools=listed)
+        out.append(m)
+    if not any(m["role"] == "system" for m in out):
+        out.insert(0, {"role": "system", "content": PHI4_DEFAULT_SYSTEM, "tools": listed})
+    return out
+
+
 def main():
     env = make_environment()
     cases = {}
     for name in TEMPLATES:
         with open(os.path.join(OUT, name), encoding="utf-8") as f:
             source = f.read()
-        messages = MESSAGES if "tool_calls" in source else calls_as_text(MESSAGES, source)
-        context = {"bos_token": "<s>", "eos_token": "</s>", "messages": messages, "tools": [WEATHER_TOOL],
-                   "add_generation_prompt": True}
-        try:
-            cases[name] = {"output": env.from_string(source).render(**context)}
-        except Exception as error:  # the Swift side must fail too
-            cases[name] = {"error": str(error)}
+        if "<|tool|>" in source:
+            variants = {name: phi4_messages(MESSAGES, [WEATHER_TOOL]),
+                        name + "#no-system": phi4_messages(MESSAGES[1:], [WEATHER_TOOL])}
+        else:
+            variants = {name: MESSAGES if "tool_calls" in source else calls_as_text(MESSAGES, source)}
+        for key, messages in variants.items():
+            context = {"bos_token": "<s>", "eos_token": "</s>", "messages": messages, "tools": [WEATHER_TOOL],
+                       "add_generation_prompt": True}
+            try:
+                cases[key] = {"output": env.from_string(source).render(**context)}
+            except Exception as error:  # the Swift side must fail too
+                cases[key] = {"error": str(error)}
     document = {"generator": "scripts/goldens/tool_format_goldens.py (Python jinja2 " + jinja2.__version__ + ")",
                 "conversation": {"messages": MESSAGES, "tools": [WEATHER_TOOL]}, "cases": cases}
     with open(os.path.join(OUT, "tool-formats.json"), "w", encoding="utf-8") as f:

@@ -17,10 +17,13 @@ package struct ChatMessage: Sendable, Equatable {
     /// For an assistant message: the reasoning the model wrote before it (`reasoning_content`, which
     /// reasoning templates render or drop as they choose).
     package var reasoningContent: String?
+    /// For a system message, in templates that take the tool list there as text (Phi-4-mini's
+    /// `message['tools']`): the functions as one JSON list.
+    package var toolList: String?
 
     package init(
         role: Role, content: String, toolCalls: [ChatToolCall] = [], toolCallID: String? = nil, name: String? = nil,
-        reasoningContent: String? = nil
+        reasoningContent: String? = nil, toolList: String? = nil
     ) {
         self.role = role
         self.content = content
@@ -28,6 +31,7 @@ package struct ChatMessage: Sendable, Equatable {
         self.toolCallID = toolCallID
         self.name = name
         self.reasoningContent = reasoningContent
+        self.toolList = toolList
     }
 }
 
@@ -68,8 +72,14 @@ package struct ChatTool: Sendable, Equatable {
     package var definition: JSONValue {
         .object([
             ("type", .string("function")),
-            ("function", .object([("name", .string(name)), ("description", .string(description)), ("parameters", shownParameters)])),
+            ("function", function),
         ])
+    }
+
+    /// The function itself (name, description, the schema the prompt shows), as the list in a
+    /// system message's `tools` holds it (Phi-4-mini).
+    package var function: JSONValue {
+        .object([("name", .string(name)), ("description", .string(description)), ("parameters", shownParameters)])
     }
 }
 

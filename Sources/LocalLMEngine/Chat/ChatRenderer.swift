@@ -7,7 +7,9 @@ import LocalLMJinja
 /// A template that mentions `tools` renders the tool definitions, calls and tool messages itself
 /// (Qwen2.5's does). One that does not (SmolLM2's plain ChatML) gets the Hermes convention as text:
 /// the tool list in the system message, calls as `<tool_call>` blocks in assistant messages, and
-/// the outputs of one round as `<tool_response>` blocks of one user message.
+/// the outputs of one round as `<tool_response>` blocks of one user message. Phi-4-mini's takes the
+/// tool list only as a string on the system message (`message['tools']`), and renders calls and
+/// outputs as plain messages: calls go in as text, outputs as `tool` messages.
 package struct ChatRenderer: Sendable {
     package let template: ChatTemplate
     package let bosToken: String
@@ -17,6 +19,9 @@ package struct ChatRenderer: Sendable {
     /// Whether the template renders assistant messages' `tool_calls` (LFM2's takes `tools` and
     /// renders only `content`: calls then go in as text in `format`).
     package let templateRendersCalls: Bool
+    /// Whether the template takes the tool list as a JSON string on the system message
+    /// (`message['tools']`, Phi-4-mini) rather than as `tools`.
+    package let templateTakesSystemToolList: Bool
     /// How this model's family writes tool calls.
     package let format: ToolCallFormat
     /// How the model reasons, when its template has a reasoning mode.
@@ -28,6 +33,7 @@ package struct ChatRenderer: Sendable {
         self.eosToken = eosToken
         templateTakesTools = template.source.contains("tools")
         templateRendersCalls = template.source.contains("tool_calls")
+        templateTakesSystemToolList = template.source.contains("message['tools']") || template.source.contains("message.tools")
         format = ToolCallFormat(templateSource: template.source)
         reasoning = ReasoningFormat(templateSource: template.source)
     }
@@ -43,17 +49,12 @@ package struct ChatRenderer: Sendable {
         _ messages: [ChatMessage], tools: [ChatTool] = [], addGenerationPrompt: Bool = true, enableThinking: Bool? = nil
     ) throws(EngineError) -> String {
         let rendered =
-            !templateTakesTools ? textMessages(messages, tools: tools)
+            templateTakesSystemToolList ? systemToolListMessages(messages, tools: tools)
+            : !templateTakesTools ? textMessages(messages, tools: tools)
             : templateRendersCalls ? messages
-            : messages.map { message in
-                guard !message.toolCalls.isEmpty else { return message }
-                let calls = format.render(calls: message.toolCalls)
-                return ChatMessage(
-                    role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls,
-                    reasoningContent: message.reasoningContent)
-            }
+            : messages.map { $0.toolCalls.isEmpty ? $0 : callsAsText($0) }
         let templateTools: [JinjaValue]? =
-            templateTakesTools && !tools.isEmpty ? tools.map { JinjaValue(json: $0.definition) } : nil
+            templateTakesTools && !templateTakesSystemToolList && !tools.isEmpty ? tools.map { JinjaValue(json: $0.definition) } : nil
         do {
             return try template.render(
                 messages: rendered.map(Self.jinja(message:)), tools: templateTools, addGenerationPrompt: addGenerationPrompt,
@@ -81,10 +82,7 @@ package struct ChatRenderer: Sendable {
                 out.append(ChatMessage(role: .system, content: message.content.isEmpty ? block : message.content + "\n\n" + block))
                 toolsPlaced = true
             case .assistant where !message.toolCalls.isEmpty:
-                let calls = format.render(calls: message.toolCalls)
-                out.append(ChatMessage(
-                    role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls,
-                    reasoningContent: message.reasoningContent))
+                out.append(callsAsText(message))
             case .tool:
                 pendingOutputs.append(format.render(output: message.content))
             default:
@@ -106,6 +104,35 @@ package struct ChatRenderer: Sendable {
         return out
     }
 
+    /// The system message Microsoft's Phi-4-mini model card gives for a tool list when the
+    /// conversation has none.
+    package static let defaultToolSystemPrompt = "You are a helpful assistant with some tools."
+
+    /// The messages for a template that takes the tool list on the system message: the functions as
+    /// one JSON list there (a system message with the model card's text first, when there is none),
+    /// calls as text in the family's form, outputs as `tool` messages.
+    package func systemToolListMessages(_ messages: [ChatMessage], tools: [ChatTool]) -> [ChatMessage] {
+        let list = tools.isEmpty ? nil : Self.pythonJSON(.array(tools.map(\.function)))
+        var out = messages.map { message -> ChatMessage in
+            guard message.role == .system else { return message.toolCalls.isEmpty ? message : callsAsText(message) }
+            var system = message
+            system.toolList = list
+            return system
+        }
+        if let list, !out.contains(where: { $0.role == .system }) {
+            out.insert(ChatMessage(role: .system, content: Self.defaultToolSystemPrompt, toolList: list), at: 0)
+        }
+        return out
+    }
+
+    /// An assistant message whose calls are written into its text, in the family's form.
+    private func callsAsText(_ message: ChatMessage) -> ChatMessage {
+        let calls = format.render(calls: message.toolCalls)
+        return ChatMessage(
+            role: .assistant, content: message.content.isEmpty ? calls : message.content + "\n" + calls,
+            reasoningContent: message.reasoningContent)
+    }
+
     private static func jinja(message: ChatMessage) -> JinjaValue {
         var pairs: [(String, JinjaValue)] = [("role", .string(message.role.rawValue)), ("content", .string(message.content))]
         if !message.toolCalls.isEmpty {
@@ -120,6 +147,7 @@ package struct ChatRenderer: Sendable {
         if let id = message.toolCallID { pairs.append(("tool_call_id", .string(id))) }
         if let name = message.name { pairs.append(("name", .string(name))) }
         if let reasoning = message.reasoningContent { pairs.append(("reasoning_content", .string(reasoning))) }
+        if let list = message.toolList { pairs.append(("tools", .string(list))) }
         return .object(JinjaObject(pairs))
     }
 

@@ -9,7 +9,8 @@ import LocalLMJSON
 /// | `hermes`  | Qwen2.5, Qwen3, SmolLM3, Hermes    | `<tool_call>{"name": …, "arguments": {…}}</tool_call>`    |
 /// | `llama3`  | Llama 3.1 / 3.2 / 3.3              | `{"name": …, "parameters": {…}}`, or after `<|python_tag|>` |
 /// | `mistral` | Mistral, Devstral                  | `[TOOL_CALLS][{"name": …, "arguments": {…}}, …]`          |
-/// | `toolCallToken` | Phi-4-mini, Granite          | `<|tool_call|>[{"name": …, "arguments": {…}}, …]`         |
+/// | `toolCallToken` | Granite                      | `<|tool_call|>[{"name": …, "arguments": {…}}, …]`         |
+/// | `phi4Mini` | Phi-4-mini                        | `<|tool_call|>[{"name": …, "arguments": {…}}, …]<|/tool_call|>` |
 /// | `lfm2`    | LFM2                               | `<|tool_call_start|>[{"name": …, "arguments": {…}}]<|tool_call_end|>` |
 /// | `generic` | templates that know no tools (Gemma 3) | `{"tool_calls": [{"name": …, "arguments": {…}}]}`     |
 ///
@@ -21,7 +22,7 @@ import LocalLMJSON
 /// the offered tools and the arguments match that tool's schema. Free text stays free.
 package struct ToolCallFormat: Sendable, Equatable {
     package enum Family: String, Sendable, CaseIterable {
-        case hermes, llama3, mistral, toolCallToken, lfm2, generic
+        case hermes, llama3, mistral, toolCallToken, phi4Mini, lfm2, generic
     }
 
     package let family: Family
@@ -40,6 +41,10 @@ package struct ToolCallFormat: Sendable, Equatable {
             family = .hermes
         } else if source.contains("[TOOL_CALLS]") {
             family = .mistral
+        } else if source.contains("<|tool|>") && source.contains("<|/tool|>") {
+            // Phi-4-mini: the functions go in a system message's `tools` string between these
+            // markers (the template knows no calls; Microsoft's model card gives their form).
+            family = .phi4Mini
         } else if source.contains("<|tool_call_start|>") || source.contains("<|tool_list_start|>") {
             family = .lfm2
         } else if source.contains("<|tool_call|>") {
@@ -59,7 +64,7 @@ package struct ToolCallFormat: Sendable, Equatable {
         case .hermes: "<tool_call>"
         case .llama3: "<|python_tag|>"
         case .mistral: "[TOOL_CALLS]"
-        case .toolCallToken: "<|tool_call|>"
+        case .toolCallToken, .phi4Mini: "<|tool_call|>"
         case .lfm2: "<|tool_call_start|>"
         case .generic: nil
         }
@@ -70,6 +75,7 @@ package struct ToolCallFormat: Sendable, Equatable {
         switch family {
         case .hermes: "</tool_call>"
         case .lfm2: "<|tool_call_end|>"
+        case .phi4Mini: "<|/tool_call|>"
         default: nil
         }
     }
@@ -80,7 +86,7 @@ package struct ToolCallFormat: Sendable, Equatable {
     /// Marker texts of every family: tokens with these texts are text to the call grammar, even where
     /// the vocabulary marks them as control tokens (`[TOOL_CALLS]`, `<|python_tag|>`).
     package static let markers = ["<tool_call>", "</tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "<|tool_call|>",
-                                  "<|tool_call_start|>", "<|tool_call_end|>"]
+                                  "<|/tool_call|>", "<|tool_call_start|>", "<|tool_call_end|>"]
 
     /// Triggers that open a call anywhere in the output.
     package var anywhereTriggers: [String] { opener.map { [$0] } ?? [] }
@@ -158,6 +164,7 @@ package struct ToolCallFormat: Sendable, Equatable {
         case .llama3: return [.inner]
         case .mistral: return [.text("[TOOL_CALLS]"), s, .innerList]
         case .toolCallToken: return [.text("<|tool_call|>"), s, .innerList]
+        case .phi4Mini: return [.text("<|tool_call|>"), s, .innerList, s, .text("<|/tool_call|>")]
         case .lfm2: return [.text("<|tool_call_start|>"), s, .innerList, s, .text("<|tool_call_end|>")]
         case .generic: return [.text("{"), s, .text("\"tool_calls\""), s, .text(":"), s, .innerList, s, .text("}")]
         }
@@ -244,6 +251,7 @@ package struct ToolCallFormat: Sendable, Equatable {
             return calls.map { ChatRenderer.pythonJSON(body($0)) }.joined(separator: "\n")
         case .mistral: return "[TOOL_CALLS]" + list
         case .toolCallToken: return "<|tool_call|>" + list
+        case .phi4Mini: return "<|tool_call|>" + list + "<|/tool_call|>"
         case .lfm2: return "<|tool_call_start|>" + list + "<|tool_call_end|>"
         case .generic: return ChatRenderer.pythonJSON(.object([("tool_calls", .array(calls.map(body)))]))
         }
