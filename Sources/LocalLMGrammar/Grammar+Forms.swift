@@ -13,6 +13,10 @@ extension Grammar {
         /// A JSON array of one or more documents of the wrapped grammar: `[` inner (`,` inner)* `]`,
         /// with up to four whitespace characters around each piece.
         case innerList
+        /// One or more documents of the wrapped grammar written one after another, each after up to
+        /// four whitespace characters, an optional `,` and up to four more: several call objects in
+        /// one fence, as small models write them.
+        case innerSequence
     }
 
     /// How many forms the new root holds.
@@ -35,6 +39,7 @@ extension Grammar {
         }
         var whitespaceRules: [Int: Int] = [:]
         var listRule: Int?
+        var sequenceRule: Int?
         func symbols(_ parts: [FormPart]) -> [Symbol] {
             var out: [Symbol] = []
             for part in parts {
@@ -54,6 +59,18 @@ extension Grammar {
                     let list = add("form-list", [symbols([.text("[")]) + space + [.rule(root), .rule(rest)]])
                     listRule = list
                     out.append(.rule(list))
+                case .innerSequence:
+                    if let sequence = sequenceRule {
+                        out.append(.rule(sequence))
+                        continue
+                    }
+                    let space = symbols([.whitespace(maximum: 4)])
+                    let comma = add("form-sequence-comma", [[], symbols([.text(",")])])
+                    let rest = add("form-sequence-rest", [])
+                    rules[rest].alternatives = [[], space + [.rule(comma)] + space + [.rule(root), .rule(rest)]]
+                    let sequence = add("form-sequence", [[.rule(root), .rule(rest)]])
+                    sequenceRule = sequence
+                    out.append(.rule(sequence))
                 case .whitespace(let maximum):
                     guard maximum > 0 else { continue }
                     if let rule = whitespaceRules[maximum] {

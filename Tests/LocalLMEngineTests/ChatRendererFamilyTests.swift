@@ -116,6 +116,23 @@ import Testing
             let bare = #"{"name": "get_weather", "\#(format.argumentsKey)": {"city": "Oslo", "days": 3}}"#
             #expect(try accepts(.one, bare) && accepts(.one, "```json\n" + bare + "\n```"))
             #expect(format.startTriggers.contains { bare.hasPrefix($0) })
+            // Several calls in one reply as real models write them (QwenToolCallingTests): a JSON
+            // list of calls, bare or fenced, and call objects one after another in one fence.
+            let paris = bare.replacingOccurrences(of: "Oslo", with: "Paris")
+            let several = [
+                "[" + bare + ", " + paris + "]", "```json\n[\n  " + bare + ",\n  " + paris + "\n]\n```",
+                "```json\n" + bare + "\n" + paris + "\n```", "```json\n" + bare + ",\n" + paris + "\n```",
+            ]
+            for text in several {
+                #expect(try accepts(.one, text), "\(text)")
+                #expect(format.startTriggers.contains { text.hasPrefix($0) }, "\(text)")
+                #expect(try format.parseCalls(text).compactMap { $0.arguments["city"]?.stringValue } == ["Oslo", "Paris"])
+            }
+            let unknownSecond = bare.replacingOccurrences(of: "get_weather", with: "delete_all")
+            #expect(try !accepts(.one, "[" + bare + ", " + unknownSecond + "]"))
+            #expect(try !accepts(.one, "```json\n" + bare + "\n" + unknownSecond + "\n```"))
+            // With calls disallowed, a list of objects at the turn's start is masked like an object.
+            #expect(format.disallowedStartTriggers.contains { "[\n  {".hasPrefix($0) })
         }
     }
 }

@@ -125,6 +125,37 @@ import Testing
         }
     }
 
+    /// A reply that starts its calls over: with `endsRepeatedCalls`, the first call that repeats
+    /// one of the reply (same name, same arguments) ends it — generation can stop there
+    /// (`isFinished`) and the calls before it are the outcome; without, every call stands. A list
+    /// that holds a repeat, complete at once, is cut at the repeat too.
+    @Test(arguments: [true, false])
+    func aRepeatedCallEndsTheReply(endsRepeatedCalls: Bool) throws {
+        let engine = try Self.engine()
+        let tool = ChatTool(name: "get_weather", description: "Weather forecast", parameters: try JSONValue(parsing: Self.parameters))
+        func call(_ city: String) -> String { #"<tool_call>{"name": "get_weather", "arguments": {"city": "\#(city)", "days": 2}}</tool_call>"# }
+        func run(_ text: String, format: ToolCallFormat) throws -> (finishedEarly: Bool, cities: [String]) {
+            let decoder = try ToolCallDecoder(engine: engine, tools: [tool], mode: .allowed, format: format)
+            decoder.endsRepeatedCalls = endsRepeatedCalls
+            var finishedEarly = false
+            for id in engine.tokenizer.encode(text, parseSpecial: false) {
+                #expect(decoder.grammar.allows(Int(id)))
+                decoder.grammar.accept(Int(id))
+                _ = decoder.append(engine.tokenizer.decode([id]))
+                if decoder.isFinished { finishedEarly = true; break }
+            }
+            guard case .calls(let calls) = try decoder.finish(stopReason: nil, tail: "") else { return (finishedEarly, []) }
+            return (finishedEarly, calls.compactMap { $0.arguments["city"]?.stringValue })
+        }
+        let sequence = try run([call("Oslo"), call("Paris"), call("Oslo"), call("Paris")].joined(separator: "\n"), format: .hermes)
+        #expect(sequence.finishedEarly == endsRepeatedCalls)
+        #expect(sequence.cities == (endsRepeatedCalls ? ["Oslo", "Paris"] : ["Oslo", "Paris", "Oslo", "Paris"]))
+        let object = #"{"name": "get_weather", "arguments": {"city": "Oslo", "days": 2}}"#
+        let other = object.replacingOccurrences(of: "Oslo", with: "Paris")
+        let list = try run("[" + [object, other, object].joined(separator: ", ") + "]", format: .hermes)
+        #expect(list.cities == (endsRepeatedCalls ? ["Oslo", "Paris"] : ["Oslo", "Paris", "Oslo"]))
+    }
+
     /// A call the budget cuts is an error carrying the partial call, not text.
     @Test func aCallCutByTheBudgetIsIncomplete() async throws {
         let engine = try Self.engine()

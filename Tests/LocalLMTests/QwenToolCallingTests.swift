@@ -47,6 +47,56 @@ struct QwenToolCallingTests {
         #expect(log.order == ["Boston", "Boston"])
     }
 
+    /// Parallel calls from the real model. Asked for a call per city, greedy Qwen 0.5B calls Boston
+    /// alone first (in a ```` ```json ```` fence; its unconstrained output at that point is a near
+    /// tie between closing the fence and a second object). Shown Boston's output, it writes three
+    /// `<tool_call>` blocks — Boston, Wichita, Pittsburgh — and then the same three again and again;
+    /// the repeat ends the reply (`endsRepeatedToolCalls`), so the round is the three calls. The
+    /// session runs them concurrently (Boston, the first, is the slowest) and appends their outputs
+    /// in call order; the next round only repeats calls, so the request ends with an answer.
+    @Test func severalCallsInOneReplyRunConcurrentlyInCallOrder() async throws {
+        let log = CallLog()
+        let session = LanguageModelSession(model: try Self.model(), tools: [WeatherTool(log: log)])
+        session.maximumToolRounds = 3
+        let response = try await session.respond(
+            to: "Use the tool for each city separately: Boston, Wichita, Pittsburgh. Write all the tool calls now.",
+            options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 200))
+        print("Qwen 0.5B, a call per city: calls \(log.order), peak \(log.peak), answer \(response.content.debugDescription)")
+        let rounds = response.transcriptEntries.compactMap { entry -> [Transcript.ToolCall]? in
+            if case .toolCalls(let calls) = entry { Array(calls) } else { nil }
+        }
+        // (The model writes " Wichita" with its leading space: the token it knows the name by.)
+        func cities(_ calls: [Transcript.ToolCall]) -> [String] {
+            calls.map { ((try? $0.arguments.value(String.self, forProperty: "city")) ?? "").trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(rounds.map(cities) == [["Boston"], ["Boston", "Wichita", "Pittsburgh"]])
+        #expect(log.peak == 3)
+        let several = try #require(rounds.last)
+        let outputs = response.transcriptEntries.compactMap { entry -> Transcript.ToolOutput? in
+            if case .toolOutput(let output) = entry { output } else { nil }
+        }.suffix(3)
+        #expect(outputs.map(\.id) == several.map(\.id))
+        #expect(outputs.map { $0.segments.map(\.description).joined() } == several.map { call in
+            "It is 20 degrees in \((try? call.arguments.value(String.self, forProperty: "city")) ?? "")."
+        })
+        #expect(!response.content.isEmpty && !response.content.contains("\"name\""))
+    }
+
+    /// The same request with the repeat policy off: the reply's calls repeat until the budget ends
+    /// it, and every complete call of it runs.
+    @Test func withoutTheRepeatPolicyARepeatingReplyRunsEveryCall() async throws {
+        let log = CallLog()
+        let session = LanguageModelSession(model: try Self.model(), tools: [WeatherTool(log: log)])
+        session.maximumToolRounds = 2
+        session.endsRepeatedToolCalls = false
+        await #expect(throws: LanguageModelSession.ToolCallLimitExceeded.self) {
+            _ = try await session.respond(
+                to: "Use the tool for each city separately: Boston, Wichita, Pittsburgh. Write all the tool calls now.",
+                options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 200))
+        }
+        #expect(log.order.count > 4)
+    }
+
     /// With tools disallowed, no call text reaches the answer (the issue's `Say hello.` case).
     @Test func disallowedToolsLeaveNoCallText() async throws {
         let log = CallLog()

@@ -134,6 +134,7 @@ package actor GGUFConversation {
             // history shows calls: a model that has seen itself call tends to answer with one
             // (the coordinator of `locallm agent`, asked for its answer, wrote `{"name": "work", …}`).
             let made = try ToolCallDecoder(engine: engine, tools: toolsEnabled ? tools : [], mode: mode, format: renderer.format)
+            made.endsRepeatedCalls = request.endsRepeatedToolCalls
             decoder = made
             grammar = made.grammar
         }

@@ -101,16 +101,20 @@ public struct LanguageModelExecutorGenerationRequest: Sendable {
     public var contextOptions: ContextOptions
     /// The schema a response must follow, or `nil` for free text.
     public var schema: GenerationSchema?
+    /// Whether a tool call that repeats one made earlier in the same reply (same tool, same
+    /// arguments) ends the reply there, without it (the session's `endsRepeatedToolCalls`).
+    public var endsRepeatedToolCalls: Bool
 
     public init(
         id: UUID = UUID(), transcript: Transcript, generationOptions: GenerationOptions = GenerationOptions(),
-        contextOptions: ContextOptions = ContextOptions(), schema: GenerationSchema? = nil
+        contextOptions: ContextOptions = ContextOptions(), schema: GenerationSchema? = nil, endsRepeatedToolCalls: Bool = false
     ) {
         self.id = id
         self.transcript = transcript
         self.generationOptions = generationOptions
         self.contextOptions = contextOptions
         self.schema = schema
+        self.endsRepeatedToolCalls = endsRepeatedToolCalls
     }
 
     /// The tools offered in the transcript's instructions.

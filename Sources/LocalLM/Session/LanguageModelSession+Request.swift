@@ -102,7 +102,7 @@ extension LanguageModelSession {
                 let request = LanguageModelExecutorGenerationRequest(
                     id: requestID, transcript: shown, generationOptions: roundOptions,
                     contextOptions: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: resolved.reasoningLevel),
-                    schema: schema)
+                    schema: schema, endsRepeatedToolCalls: endsRepeatedToolCalls)
                 try Self.checkCapabilities(of: request, tools: roundTools, on: executor)
                 do {
                     try await executor.respond(request, channel)

@@ -46,9 +46,11 @@ public final class LanguageModelSession: Sendable, Observable {
     /// already — and the model is asked again with tool calls disallowed, so it answers. Small
     /// models loop otherwise: Qwen2.5-Coder-0.5B, shown the weather tool's output, calls it again
     /// with the same city until `maximumToolRounds` stops the request (llama.cpp's greedy run of the
-    /// same prompt does the same). It does not apply while the mode is `.required`. Default `true`;
-    /// set it to `false` for tools whose repeated calls mean something (a die to roll again). A
-    /// LocalLM extension.
+    /// same prompt does the same). It does not apply while the mode is `.required`. Within one reply,
+    /// a call that repeats one made earlier in the same reply ends the reply there, without it, in
+    /// every mode: Qwen2.5-Coder-0.5B, having written a round of three calls, wrote it again and again
+    /// until the budget ended. Default `true`; set it to `false` for tools whose repeated calls mean
+    /// something (a die to roll again). A LocalLM extension.
     public var endsRepeatedToolCalls: Bool {
         get { endsRepeatedToolCallsStorage.withLock { $0 } }
         set { endsRepeatedToolCallsStorage.withLock { $0 = newValue } }

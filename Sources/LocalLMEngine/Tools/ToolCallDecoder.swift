@@ -31,6 +31,13 @@ package final class ToolCallDecoder {
     private var callText = ""
     /// Characters of `callText` that hold complete calls only.
     private var completeCount = 0
+    /// Whether a call that repeats one made earlier in the same reply (same name, same arguments)
+    /// ends the reply there, without it: a small model that has made its calls tends to write them
+    /// again and again until the budget ends (Qwen2.5-Coder-0.5B wrote a round of three calls four
+    /// times over). Off for tools whose identical calls mean something (a die rolled twice).
+    package var endsRepeatedCalls = false
+    /// A repeated call ended the reply (``endsRepeatedCalls``).
+    private var repeated = false
 
     package init(engine: GGUFEngine, tools: [ChatTool], mode: ToolCallMode, format: ToolCallFormat) throws(EngineError) {
         self.format = format
@@ -72,7 +79,7 @@ package final class ToolCallDecoder {
     package var partialCall: String? { phase == .free ? nil : callText }
 
     /// Generation should stop: the calls are complete and the grammar takes nothing more.
-    package var isFinished: Bool { phase == .more && grammar.isCompleted }
+    package var isFinished: Bool { phase == .more && (grammar.isCompleted || repeated) }
 
     /// Takes the text of the token just generated (and accepted by ``grammar``); returns the text
     /// that can be streamed now.
@@ -92,8 +99,17 @@ package final class ToolCallDecoder {
             }
             return ""
         case .more:
+            guard !repeated else { return "" }
             callText += piece
-            if grammar.constraint?.grammarMatcher.canTerminate == true { completeCount = callText.count }
+            if grammar.constraint?.grammarMatcher.canTerminate == true {
+                // A call (or a group of them) is complete: a repeat ends the reply before it.
+                if endsRepeatedCalls, let calls = try? format.parseCalls(callText), Self.firstRepeat(in: calls) != nil {
+                    callText = String(callText.prefix(completeCount))
+                    repeated = true
+                    return ""
+                }
+                completeCount = callText.count
+            }
             return ""
         case .free:
             text += piece
@@ -106,6 +122,11 @@ package final class ToolCallDecoder {
             }
             return sendable()
         }
+    }
+
+    /// The index of the first call that repeats an earlier one (same name, same arguments).
+    private static func firstRepeat(in calls: [(name: String, arguments: JSONValue)]) -> Int? {
+        calls.indices.first { i in calls[..<i].contains { $0.name == calls[i].name && $0.arguments == calls[i].arguments } }
     }
 
     /// Free text that cannot be the start of a call, not streamed yet.
@@ -153,7 +174,7 @@ package final class ToolCallDecoder {
             text += tail
             return .text(rest)
         case .call, .more:
-            callText += tail
+            if !repeated { callText += tail }
             // A call is closed when its grammar can end here (a bare call's grammar may still take
             // trailing whitespace, so the lazy span has not switched off by itself).
             var open = !(grammar.constraint?.grammarMatcher.canTerminate ?? true)
@@ -177,6 +198,8 @@ package final class ToolCallDecoder {
             guard !calls.isEmpty else {
                 throw .incompleteToolCall(partial: callText, detail: "the model made no tool call where one was required")
             }
+            // A group that completes at once (a list, a fence of several) can hold the repeat.
+            if endsRepeatedCalls, let first = Self.firstRepeat(in: calls) { return .calls(Array(calls[..<first])) }
             return .calls(calls)
         }
     }

@@ -92,23 +92,28 @@ package struct ToolCallFormat: Sendable, Equatable {
     package var anywhereTriggers: [String] { opener.map { [$0] } ?? [] }
 
     /// Triggers that open a call at the start of the turn: a bare call object (or the generic
-    /// format's wrapper), or one in a fence, with the whitespace models put between `{` and the key.
+    /// format's wrapper), or one in a fence, with the whitespace models put between `{` and the key;
+    /// outside the generic format, a JSON list of calls too (`[{"name"`, bare or fenced: what
+    /// Qwen2.5-Coder-1.5B writes for a question that needs several calls).
     package var startTriggers: [String] {
         let key = family == .generic ? "\"tool_calls\"" : "\"name\""
         let braces = ["{", "{ ", "{\n", "{\n  ", "{\n    ", "{\n\t"].map { $0 + key }
+        let lists = family == .generic ? [] : ["[", "[ ", "[\n", "[\n  ", "[\n    ", "[\n\t"].flatMap { open in braces.map { open + $0 } }
         let fences = ["", "```json\n", "```json\n\n", "```\n", "```json "]
-        return fences.flatMap { fence in braces.map { fence + $0 } }
+        return fences.flatMap { fence in (braces + lists).map { fence + $0 } }
     }
 
     /// The start-of-turn openers masked when calls are disallowed: a bare `{` and a fence holding
     /// one. Masking only the full openers (`{"name"`) let Qwen2.5-Coder-0.5B, asked to answer after
     /// a tool's output, write `{"name**: "GetWeather", …}` instead: the call, misspelt, as the
     /// answer. With tools disallowed, an answer that opens with a JSON object is a call attempt in
-    /// every family here (a JSON answer is what a schema is for); code fences of other languages,
-    /// and `{` later in the answer, stay free.
+    /// every family here (a JSON answer is what a schema is for); so is a list of objects (`[{`),
+    /// the form a list of calls takes. Code fences of other languages, and `{` later in the answer,
+    /// stay free.
     package var disallowedStartTriggers: [String] {
-        ["", "```json\n", "```json\n\n", "```\n", "```json "].flatMap { fence in
-            (fence.isEmpty ? [""] : ["", " ", "  ", "    ", "\t"]).map { fence + $0 + "{" }
+        let objects = ["{"] + ["", " ", "\n", "\n  ", "\n    ", "\n\t"].map { "[" + $0 + "{" }
+        return ["", "```json\n", "```json\n\n", "```\n", "```json "].flatMap { fence in
+            (fence.isEmpty ? [""] : ["", " ", "  ", "    ", "\t"]).flatMap { space in objects.map { fence + space + $0 } }
         }
     }
 
@@ -171,11 +176,17 @@ package struct ToolCallFormat: Sendable, Equatable {
     }
 
     /// Every form a call may take, each from its first byte: the family's own, and a bare call (or
-    /// the generic wrapper) at the turn's start, plain or fenced.
+    /// the generic wrapper) at the turn's start, plain or fenced. Outside the generic format, a JSON
+    /// list of calls may stand for the call, and a fence may hold several calls one after another
+    /// (Qwen2.5-Coder-0.5B, asked for a call per city, writes three objects in one fence).
     private var forms: [[Grammar.FormPart]] {
         let s = Self.space
         let bare: [Grammar.FormPart] = family == .generic ? ownForm : [.inner]
-        var forms = [bare, [.text("```json"), s] + bare + [s, .text("```")], [.text("```"), s] + bare + [s, .text("```")]]
+        let fenced: [[Grammar.FormPart]] = family == .generic ? [bare] : [[.innerSequence], [.innerList]]
+        var forms = [bare] + (family == .generic ? [] : [[.innerList]])
+        for open in ["```json", "```"] {
+            forms += fenced.map { [.text(open), s] + $0 + [s, .text("```")] }
+        }
         if !forms.contains(ownForm) { forms.insert(ownForm, at: 0) }
         if family == .llama3 { forms.append([.text("<|python_tag|>"), s, .inner]) }
         return forms
