@@ -48,10 +48,11 @@ struct QwenToolCallingTests {
     }
 
     /// Parallel calls from the real model. Asked for a call per city, greedy Qwen 0.5B calls Boston
-    /// alone first (in a ```` ```json ```` fence; its unconstrained output at that point is a near
-    /// tie between closing the fence and a second object). Shown Boston's output, it writes three
-    /// `<tool_call>` blocks — Boston, Wichita, Pittsburgh — and then the same three again and again;
-    /// the repeat ends the reply (`endsRepeatedToolCalls`), so the round is the three calls. The
+    /// alone first, in a ```` ```json ```` fence (llama.cpp's greedy run of the same prompt writes the
+    /// same; the next token is a near tie between closing the fence and a second object). Shown
+    /// Boston's output, it writes three bare call objects — Boston, Wichita, Pittsburgh — and then
+    /// the same three again and again (llama.cpp's greedy run writes the same text); the repeat ends
+    /// the reply (`endsRepeatedToolCalls`), so the round is the three calls. The
     /// session runs them concurrently (Boston, the first, is the slowest) and appends their outputs
     /// in call order; the next round only repeats calls, so the request ends with an answer.
     @Test func severalCallsInOneReplyRunConcurrentlyInCallOrder() async throws {
