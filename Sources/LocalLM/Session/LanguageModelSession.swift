@@ -154,12 +154,8 @@ public final class LanguageModelSession: Sendable, Observable {
         model: some LanguageModel = SystemLanguageModel.default, profile: sending some DynamicProfile,
         history: some Collection<Transcript.Entry> = []
     ) {
-        let owned = SentProfile(profile)
-        let resolve: @Sendable () -> ResolvedProfile = {
-            var resolved = ResolvedProfile()
-            LanguageModelSession.resolve(owned.profile, into: &resolved)
-            return resolved
-        }
+        let owned: any ResolvableProfile = SentProfile(profile)
+        let resolve: @Sendable () -> ResolvedProfile = { owned.resolved() }
         self.init(
             executor: Self.makeExecutor(model), tools: [],
             transcript: Transcript(entries: history.filter { if case .instructions = $0 { false } else { true } }),
@@ -250,9 +246,21 @@ public final class LanguageModelSession: Sendable, Observable {
 /// A profile the session was sent. It is read only while the session works out a round, and a
 /// session runs one request at a time (`beginRequest`), so no two threads read it at once; the
 /// caller gave up its reference when it sent it.
-private final class SentProfile<Profile: LanguageModelSession.DynamicProfile>: @unchecked Sendable {
+/// A sent profile, its type erased: a closure that captured the generic profile would capture its
+/// metatype, which is not `Sendable`.
+private protocol ResolvableProfile: Sendable {
+    func resolved() -> ResolvedProfile
+}
+
+private final class SentProfile<Profile: LanguageModelSession.DynamicProfile>: ResolvableProfile, @unchecked Sendable {
     let profile: Profile
     init(_ profile: sending Profile) { self.profile = profile }
+
+    func resolved() -> ResolvedProfile {
+        var resolved = ResolvedProfile()
+        LanguageModelSession.resolve(profile, into: &resolved)
+        return resolved
+    }
 }
 
 /// Options for how a session manages its transcript when a request fails.
