@@ -33,6 +33,7 @@ TEMPLATES = [
     "ibm-granite-granite-3.3-2B-Instruct.jinja",            # <|tool_call|>
     "LFM2-8B-A1B.jinja",                                    # lfm2
     "microsoft-Phi-4-mini-instruct.jinja",                  # <|tool_call|>...<|/tool_call|>
+    "google-gemma-2-2b-it.jinja",                           # generic JSON (the template knows no tools)
 ]
 
 # Phi-4-mini's template is not among llama.cpp's models/templates; the fixture is the
@@ -90,6 +91,39 @@ def phi4_messages(messages, tools):
     return out
 
 
+def generic_messages(messages, tools):
+    """A template that knows no tools and no ChatML (Gemma 2) gets the generic JSON convention as
+    text, as the engine writes it (ChatRenderer.textMessages): the tool list and how to call in
+    the system message, or opening the first user message when there is none; a call as
+    `{"tool_calls": [{"name": ..., "arguments": {...}}]}` in the assistant message; one round's
+    outputs as one user message."""
+    block = ("You can call these tools:\n" + "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+             + "\n\nTo call tools, answer only with JSON of this shape:\n"
+             + '{"tool_calls": [{"name": <tool name>, "arguments": <arguments object>}]}\n'
+             + "Otherwise answer in plain text.")
+    out, outputs, placed = [], [], False
+    for m in messages:
+        if m["role"] != "tool" and outputs:
+            out.append({"role": "user", "content": "\n".join(outputs)})
+            outputs = []
+        if m["role"] == "system" and not placed:
+            out.append({"role": "system", "content": m["content"] + "\n\n" + block if m["content"] else block})
+            placed = True
+        elif m.get("tool_calls"):
+            calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in m["tool_calls"]]
+            out.append({"role": "assistant", "content": json.dumps({"tool_calls": calls}, ensure_ascii=False)})
+        elif m["role"] == "tool":
+            outputs.append(m["content"])
+        else:
+            out.append(m)
+    if outputs:
+        out.append({"role": "user", "content": "\n".join(outputs)})
+    if not placed:
+        first = next(i for i, m in enumerate(out) if m["role"] == "user")
+        out[first] = dict(out[first], content=block + "\n\n" + out[first]["content"])
+    return out
+
+
 def main():
     env = make_environment()
     cases = {}
@@ -99,6 +133,11 @@ def main():
         if "<|tool|>" in source:
             variants = {name: phi4_messages(MESSAGES, [WEATHER_TOOL]),
                         name + "#no-system": phi4_messages(MESSAGES[1:], [WEATHER_TOOL])}
+        elif "tools" not in source:
+            # Gemma 2 refuses a system message (both renderers must fail on it); without one, the
+            # tool text opens the first user message.
+            variants = {name: generic_messages(MESSAGES, [WEATHER_TOOL]),
+                        name + "#no-system": generic_messages(MESSAGES[1:], [WEATHER_TOOL])}
         else:
             variants = {name: MESSAGES if "tool_calls" in source else calls_as_text(MESSAGES, source)}
         for key, messages in variants.items():
