@@ -134,8 +134,8 @@ import Testing
         let engine = try Self.engine()
         let tool = ChatTool(name: "get_weather", description: "Weather forecast", parameters: try JSONValue(parsing: Self.parameters))
         func call(_ city: String) -> String { #"<tool_call>{"name": "get_weather", "arguments": {"city": "\#(city)", "days": 2}}</tool_call>"# }
-        func run(_ text: String, format: ToolCallFormat) throws -> (finishedEarly: Bool, cities: [String]) {
-            let decoder = try ToolCallDecoder(engine: engine, tools: [tool], mode: .allowed, format: format)
+        func run(_ text: String, format: ToolCallFormat, mode: ToolCallMode = .allowed) throws -> (finishedEarly: Bool, cities: [String]) {
+            let decoder = try ToolCallDecoder(engine: engine, tools: [tool], mode: mode, format: format)
             decoder.endsRepeatedCalls = endsRepeatedCalls
             var finishedEarly = false
             for id in engine.tokenizer.encode(text, parseSpecial: false) {
@@ -154,6 +154,9 @@ import Testing
         let other = object.replacingOccurrences(of: "Oslo", with: "Paris")
         let list = try run("[" + [object, other, object].joined(separator: ", ") + "]", format: .hermes)
         #expect(list.cities == (endsRepeatedCalls ? ["Oslo", "Paris"] : ["Oslo", "Paris", "Oslo"]))
+        // `.required` in a list family: the first thing complete is the whole list.
+        let required = try run("[TOOL_CALLS][" + [object, other, object].joined(separator: ", ") + "]", format: ToolCallFormat(family: .mistral), mode: .required)
+        #expect(required.cities == (endsRepeatedCalls ? ["Oslo", "Paris"] : ["Oslo", "Paris", "Oslo"]))
     }
 
     /// A call the budget cuts is an error carrying the partial call, not text.

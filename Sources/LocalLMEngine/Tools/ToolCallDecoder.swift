@@ -102,9 +102,9 @@ package final class ToolCallDecoder {
             guard !repeated else { return "" }
             callText += piece
             if grammar.constraint?.grammarMatcher.canTerminate == true {
-                // A call (or a group of them) is complete: a repeat ends the reply before it.
+                // A call (or a group of them) is complete: a repeat ends the reply (``finish``
+                // keeps the calls before it; a group that completed at once may hold new ones too).
                 if endsRepeatedCalls, let calls = try? format.parseCalls(callText), Self.firstRepeat(in: calls) != nil {
-                    callText = String(callText.prefix(completeCount))
                     repeated = true
                     return ""
                 }
