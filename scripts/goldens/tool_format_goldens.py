@@ -124,6 +124,37 @@ def generic_messages(messages, tools):
     return out
 
 
+def supports_system_role(env, source):
+    """minja's probe (llama.cpp's templating): does a system message's text reach the output?"""
+    needle = "<System Needle>"
+    try:
+        out = env.from_string(source).render(messages=[{"role": "system", "content": needle}, {"role": "user", "content": "Hey"}],
+                                             add_generation_prompt=False, bos_token="<s>", eos_token="</s>")
+    except Exception:
+        return False
+    return needle in out
+
+
+def system_text_in_user_messages(messages):
+    """minja's system-role polyfill: system texts, joined by a newline, open the next user message
+    (then a newline); before any other message, or at the end, they become a user message."""
+    out, pending = [], ""
+    for m in messages:
+        if m["role"] == "system":
+            pending = pending + "\n" + m["content"] if pending else m["content"]
+            continue
+        if m["role"] == "user" and pending:
+            m = dict(m, content=pending + ("\n" + m["content"] if m["content"] else ""))
+            pending = ""
+        elif pending:
+            out.append({"role": "user", "content": pending})
+            pending = ""
+        out.append(m)
+    if pending:
+        out.append({"role": "user", "content": pending})
+    return out
+
+
 def main():
     env = make_environment()
     cases = {}
@@ -134,12 +165,14 @@ def main():
             variants = {name: phi4_messages(MESSAGES, [WEATHER_TOOL]),
                         name + "#no-system": phi4_messages(MESSAGES[1:], [WEATHER_TOOL])}
         elif "tools" not in source:
-            # Gemma 2 refuses a system message (both renderers must fail on it); without one, the
-            # tool text opens the first user message.
+            # Without a system message the tool text opens the first user message. (Gemma 2 refuses
+            # a system message: below, its text moves into the next user message.)
             variants = {name: generic_messages(MESSAGES, [WEATHER_TOOL]),
                         name + "#no-system": generic_messages(MESSAGES[1:], [WEATHER_TOOL])}
         else:
             variants = {name: MESSAGES if "tool_calls" in source else calls_as_text(MESSAGES, source)}
+        if not supports_system_role(env, source):
+            variants = {key: system_text_in_user_messages(messages) for key, messages in variants.items()}
         for key, messages in variants.items():
             context = {"bos_token": "<s>", "eos_token": "</s>", "messages": messages, "tools": [WEATHER_TOOL],
                        "add_generation_prompt": True}

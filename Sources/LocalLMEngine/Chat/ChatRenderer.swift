@@ -26,6 +26,10 @@ package struct ChatRenderer: Sendable {
     package let format: ToolCallFormat
     /// How the model reasons, when its template has a reasoning mode.
     package let reasoning: ReasoningFormat?
+    /// Whether the template renders a system message. One that refuses it or drops it (Gemma 2's
+    /// raises "System role not supported") gets the system text at the start of the next user
+    /// message instead, as llama.cpp's templating (minja's system-role polyfill) does.
+    package let supportsSystemRole: Bool
 
     package init(template: ChatTemplate, bosToken: String = "", eosToken: String = "") {
         self.template = template
@@ -36,6 +40,12 @@ package struct ChatRenderer: Sendable {
         templateTakesSystemToolList = template.source.contains("message['tools']") || template.source.contains("message.tools")
         format = ToolCallFormat(templateSource: template.source)
         reasoning = ReasoningFormat(templateSource: template.source)
+        // minja's probe: a system message with a needle, then a user message.
+        let needle = "<System Needle>"
+        let probe = try? template.render(
+            messages: [Self.jinja(message: ChatMessage(role: .system, content: needle)), Self.jinja(message: ChatMessage(role: .user, content: "Hey"))],
+            tools: nil, addGenerationPrompt: false, bosToken: bosToken, eosToken: eosToken, extra: [:])
+        supportsSystemRole = probe?.contains(needle) ?? false
     }
 
     package init(_ model: ModelChatTemplate) {
@@ -53,11 +63,12 @@ package struct ChatRenderer: Sendable {
             : !templateTakesTools ? textMessages(messages, tools: tools)
             : templateRendersCalls ? messages
             : messages.map { $0.toolCalls.isEmpty ? $0 : callsAsText($0) }
+        let shown = supportsSystemRole ? rendered : Self.systemTextInUserMessages(rendered)
         let templateTools: [JinjaValue]? =
             templateTakesTools && !templateTakesSystemToolList && !tools.isEmpty ? tools.map { JinjaValue(json: $0.definition) } : nil
         do {
             return try template.render(
-                messages: rendered.map(Self.jinja(message:)), tools: templateTools, addGenerationPrompt: addGenerationPrompt,
+                messages: shown.map(Self.jinja(message:)), tools: templateTools, addGenerationPrompt: addGenerationPrompt,
                 bosToken: bosToken, eosToken: eosToken, extra: enableThinking.map { ["enable_thinking": .bool($0)] } ?? [:])
         } catch {
             throw .template(error)
@@ -122,6 +133,32 @@ package struct ChatRenderer: Sendable {
         if let list, !out.contains(where: { $0.role == .system }) {
             out.insert(ChatMessage(role: .system, content: Self.defaultToolSystemPrompt, toolList: list), at: 0)
         }
+        return out
+    }
+
+    /// The messages without system messages, for templates that do not render them (minja's
+    /// polyfill, so the prompt is llama.cpp's): system texts, joined by a newline, open the next
+    /// user message (then a newline); before any other message, or at the end, they become a user
+    /// message of their own.
+    package static func systemTextInUserMessages(_ messages: [ChatMessage]) -> [ChatMessage] {
+        var out: [ChatMessage] = []
+        var pending = ""
+        for var message in messages {
+            switch message.role {
+            case .system:
+                if !pending.isEmpty { pending += "\n" }
+                pending += message.content
+                continue
+            case .user where !pending.isEmpty:
+                message.content = pending + (message.content.isEmpty ? "" : "\n" + message.content)
+                pending = ""
+            default:
+                if !pending.isEmpty { out.append(ChatMessage(role: .user, content: pending)) }
+                pending = ""
+            }
+            out.append(message)
+        }
+        if !pending.isEmpty { out.append(ChatMessage(role: .user, content: pending)) }
         return out
     }
 
