@@ -78,7 +78,8 @@ package final class ToolCallDecoder {
     /// A call is being written: its text so far.
     package var partialCall: String? { phase == .free ? nil : callText }
 
-    /// Generation should stop: the calls are complete and the grammar takes nothing more.
+    /// Generation should stop: the calls are complete and the grammar takes nothing more, or a call
+    /// repeated one of the reply (``endsRepeatedCalls``).
     package var isFinished: Bool { phase == .more && (grammar.isCompleted || repeated) }
 
     /// Takes the text of the token just generated (and accepted by ``grammar``); returns the text
