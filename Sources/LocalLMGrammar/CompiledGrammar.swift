@@ -24,6 +24,14 @@ public final class CompiledGrammar: Sendable {
 
     public init(_ grammar: Grammar) throws(GrammarError) {
         guard grammar.rules.indices.contains(grammar.root) else { throw .missingRoot(name: "#\(grammar.root)") }
+        for rule in grammar.rules {
+            for alt in rule.alternatives {
+                for case .rule(let r) in alt where !grammar.rules.indices.contains(r) {
+                    throw .gbnf(message: "reference to undefined rule #\(r)", line: 0, column: 0)
+                }
+            }
+        }
+        let grammar = Self.productive(grammar)
         try Self.checkLeftRecursion(grammar)
         var kinds: [Kind] = [], refs: [Int32] = [], terms: [ByteSet] = []
         var starts: [[Int32]] = []
@@ -57,6 +65,37 @@ public final class CompiledGrammar: Sendable {
     }
 
     public var positionCount: Int { kinds.count }
+
+    /// The grammar without the alternatives that can derive no string (an empty byte set, such as
+    /// the regex class `[]`, or a rule that derives nothing). Left in, the mask would allow bytes
+    /// into an alternative that can never end, which `accept` then refuses (found by the grammar
+    /// fuzzer on `^Z-\u{FFFD}[]…]$`). A rule left with no alternative, and a root that derives
+    /// nothing, match nothing: their one alternative is an empty byte set, as `Grammar.nothing`'s.
+    static func productive(_ g: Grammar) -> Grammar {
+        var productive = [Bool](repeating: false, count: g.rules.count)
+        func derives(_ alt: [Grammar.Symbol]) -> Bool {
+            alt.allSatisfy { sym in
+                switch sym {
+                case .bytes(let set): !set.isEmpty
+                case .rule(let r): productive[r]
+                }
+            }
+        }
+        var changed = true
+        while changed {
+            changed = false
+            for (i, rule) in g.rules.enumerated() where !productive[i] && rule.alternatives.contains(where: derives) {
+                productive[i] = true
+                changed = true
+            }
+        }
+        let pruned = g.rules.map { rule -> Grammar.Rule in
+            let kept = rule.alternatives.filter(derives)
+            if kept.count == rule.alternatives.count { return rule }
+            return Grammar.Rule(name: rule.name, alternatives: kept.isEmpty ? [[.bytes(ByteSet())]] : kept)
+        }
+        return Grammar(rules: pruned, root: g.root)
+    }
 
     /// Rules that can derive the empty string.
     static func nullableRules(_ g: Grammar) -> [Bool] {
