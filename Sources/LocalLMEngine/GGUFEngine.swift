@@ -12,6 +12,9 @@ package final class GGUFEngine: Sendable {
     package let model: TransformerModel
     package let tokenizer: Tokenizer
     package let chatTemplate: ModelChatTemplate
+    /// Renders chat messages with `chatTemplate`. Made once: it probes the template (its tool and
+    /// call conventions, whether it has a system role) when it is made.
+    package let renderer: ChatRenderer
     package let contextSize: Int
     /// Language codes from `general.languages`, if the file lists any.
     package let languages: [String]?
@@ -28,6 +31,7 @@ package final class GGUFEngine: Sendable {
         let file = try GGUFFile(contentsOf: url)
         tokenizer = Tokenizer(vocabulary: try Vocabulary(gguf: file))
         chatTemplate = try ModelChatTemplate(gguf: file)
+        renderer = ChatRenderer(chatTemplate)
         do {
             model = try TransformerModel(file: file, threadCount: threads)
         } catch {

@@ -1,9 +1,6 @@
 import LocalLMEngine
 
 extension GGUFEngine {
-    /// Renders chat messages with this model's chat template.
-    var renderer: ChatRenderer { ChatRenderer(chatTemplate) }
-
     /// Number of tokens the transcript takes once rendered with the chat template.
     func tokenCount(of transcript: Transcript) throws -> Int {
         let text = try renderer.render(transcript.chatMessages(), tools: transcript.chatTools, addGenerationPrompt: false)
