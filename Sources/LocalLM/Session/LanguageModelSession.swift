@@ -243,15 +243,15 @@ public final class LanguageModelSession: Sendable, Observable {
     }
 }
 
-/// A profile the session was sent. It is read only while the session works out a round, and a
-/// session runs one request at a time (`beginRequest`), so no two threads read it at once; the
-/// caller gave up its reference when it sent it.
 /// A sent profile, its type erased: a closure that captured the generic profile would capture its
 /// metatype, which is not `Sendable`.
 private protocol ResolvableProfile: Sendable {
     func resolved() -> ResolvedProfile
 }
 
+/// A profile the session was sent. It is read only while the session works out a round, and a
+/// session runs one request at a time (`beginRequest`), so no two threads read it at once; the
+/// caller gave up its reference when it sent it.
 private final class SentProfile<Profile: LanguageModelSession.DynamicProfile>: ResolvableProfile, @unchecked Sendable {
     let profile: Profile
     init(_ profile: sending Profile) { self.profile = profile }
