@@ -27,7 +27,7 @@ static inline float sum8_lanes(const float *v) {
     return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
 }
 
-TARGET float locallm_avx2_dot_vec(const float *x, const float *y, long count) {
+INLINE float dot_vec(const float *x, const float *y, long count) {
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
     long i = 0;
     for (; i + 32 <= count; i += 32) {
@@ -41,6 +41,16 @@ TARGET float locallm_avx2_dot_vec(const float *x, const float *y, long count) {
     double sum = (double)reduce4x8_lanes(v);
     for (; i < count; i++) sum += (double)(x[i] * y[i]);
     return (float)sum;
+}
+
+TARGET float locallm_avx2_dot_vec(const float *x, const float *y, long count) { return dot_vec(x, y, count); }
+
+TARGET void locallm_avx2_scores(const float *keys, long ldk, long j0, long j1, const float *queries, long qstride,
+                                long heads, long count, float *scores, long sstride) {
+    for (long j = j0; j < j1; j++) {
+        const float *k = keys + j * ldk;
+        for (long h = 0; h < heads; h++) scores[h * sstride + j] = dot_vec(k, queries + h * qstride, count);
+    }
 }
 
 TARGET float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count) {
@@ -120,33 +130,43 @@ TARGET void locallm_avx2_swiglu(const float *gate, const float *up, float *out, 
     }
 }
 
+/// Slot by slot: slot s's partial sums take the positions whose cache cell is s modulo `lanes`, in
+/// position order — the same fused multiply-adds in the same order as accumulating every position
+/// into `partial[slot]` as it comes (the Swift twin's loop), but with the accumulators of 16 columns in
+/// registers instead of 32 or 8 spilled ones, and one broadcast weight per position for both halves.
 TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1, long first_cell, const float *values,
                                          long ldv, long c0, long c1, int lanes, float *out) {
     if (lanes != 8 && lanes != 32) return;
-    __m256 partial[32];
-    float lanes_of[32][8];
-    for (long c = c0; c < c1; c += 8) {
-        const long width = c1 - c < 8 ? c1 - c : 8;
-        for (int i = 0; i < lanes; i++) partial[i] = _mm256_setzero_ps();
-        long slot = (first_cell + j0) % lanes;
-        for (long j = j0; j < j1; j++) {
-            const float *row = values + j * ldv + c;
-            __m256 v;
-            if (width == 8) {
-                v = _mm256_loadu_ps(row);
+    float lanes_of[32][16];
+    for (long c = c0; c < c1; c += 16) {
+        const long width = c1 - c < 16 ? c1 - c : 16;
+        for (int s = 0; s < lanes; s++) {
+            // The first position j ≥ j0 whose cell (first_cell + j) falls in slot s.
+            long j = j0 + ((long)s - (first_cell + j0) % lanes + lanes) % lanes;
+            __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+            if (width == 16) {
+                for (; j < j1; j += lanes) {
+                    const float *row = values + j * ldv + c;
+                    const __m256 w = _mm256_set1_ps(weights[j]);
+                    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(row), w, a0);
+                    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(row + 8), w, a1);
+                }
             } else {
-                float tmp[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                memcpy(tmp, row, (size_t)width * sizeof(float));
-                v = _mm256_loadu_ps(tmp);
+                for (; j < j1; j += lanes) {
+                    float tmp[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                    memcpy(tmp, values + j * ldv + c, (size_t)width * sizeof(float));
+                    const __m256 w = _mm256_set1_ps(weights[j]);
+                    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(tmp), w, a0);
+                    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(tmp + 8), w, a1);
+                }
             }
-            partial[slot] = _mm256_fmadd_ps(v, _mm256_set1_ps(weights[j]), partial[slot]);
-            slot = slot + 1 == lanes ? 0 : slot + 1;
+            _mm256_storeu_ps(lanes_of[s], a0);
+            _mm256_storeu_ps(lanes_of[s] + 8, a1);
         }
-        for (int l = 0; l < lanes; l++) _mm256_storeu_ps(lanes_of[l], partial[l]);
         for (long i = 0; i < width; i++) {
             float v[8];
             if (lanes == 32) {
-                // (a0 + a2) + (a1 + a3) lane by lane, where a_k[l] is partial[8k + l][i].
+                // (a0 + a2) + (a1 + a3) lane by lane, where a_k[l] is slot 8k + l's partial sum.
                 for (int l = 0; l < 8; l++)
                     v[l] = (lanes_of[l][i] + lanes_of[16 + l][i]) + (lanes_of[8 + l][i] + lanes_of[24 + l][i]);
                 out[c + i] = reduce4x8_lanes(v);
@@ -157,6 +177,76 @@ TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1,
         }
     }
 }
+
+/// `locallm_avx2_scores` over an F16 key cache: each key row widened once (exactly) into a buffer in L1,
+/// then dotted with every query head, the rows a few positions ahead prefetched.
+TARGET void locallm_avx2_scores_f16(const uint16_t *keys, long ldk, long j0, long j1, const float *queries,
+                                    long qstride, long heads, long count, float *scores, long sstride) {
+    float k[LOCALLM_ATTENTION_MAX_HEAD];
+    if (count > LOCALLM_ATTENTION_MAX_HEAD) return;
+    for (long j = j0; j < j1; j++) {
+        const uint16_t *row = keys + j * ldk;
+        if (j + 8 < j1)
+            for (long o = 0; o < 2 * count; o += 64) _mm_prefetch((const char *)(row + 8 * ldk) + o, _MM_HINT_T0);
+        long i = 0;
+        for (; i + 8 <= count; i += 8) _mm256_storeu_ps(k + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + i))));
+        for (; i < count; i++) k[i] = _cvtsh_ss(row[i]);
+        for (long h = 0; h < heads; h++) scores[h * sstride + j] = dot_vec(k, queries + h * qstride, count);
+    }
+}
+
+/// Up to four heads' slot-by-slot sums of `locallm_avx2_weighted_values` (32 lanes) over 16 columns of
+/// an F16 value cache: each value row widened once for all of them.
+#define WV_HEADS(H)                                                                                         \
+    for (int s = 0; s < 32; s++) {                                                                          \
+        long j = j0 + ((long)s - (first_cell + j0) % 32 + 32) % 32;                                         \
+        __m256 a[H][2];                                                                                     \
+        for (int h = 0; h < H; h++) a[h][0] = a[h][1] = _mm256_setzero_ps();                                \
+        for (; j < j1; j += 32) {                                                                           \
+            const uint16_t *row = values + j * ldv + c;                                                     \
+            const __m256 v0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)row));                      \
+            const __m256 v1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 8)));                \
+            for (int h = 0; h < H; h++) {                                                                   \
+                const __m256 w = _mm256_set1_ps(weights[(h0 + h) * wstride + j]);                           \
+                a[h][0] = _mm256_fmadd_ps(v0, w, a[h][0]);                                                  \
+                a[h][1] = _mm256_fmadd_ps(v1, w, a[h][1]);                                                  \
+            }                                                                                               \
+        }                                                                                                   \
+        for (int h = 0; h < H; h++) {                                                                       \
+            _mm256_storeu_ps(lanes_of[h][s], a[h][0]);                                                      \
+            _mm256_storeu_ps(lanes_of[h][s] + 8, a[h][1]);                                                  \
+        }                                                                                                   \
+    }
+
+TARGET void locallm_avx2_weighted_values_f16(const float *weights, long wstride, long heads, long j0, long j1,
+                                             long first_cell, const uint16_t *values, long ldv, long c0, long c1,
+                                             float *out, long ostride) {
+    if ((c1 - c0) % 16 != 0) return;
+    float lanes_of[4][32][16];
+    // Bring this stretch of every row in once, in order, before the strided slot-by-slot passes.
+    for (long j = j0; j < j1; j++)
+        for (long o = 0; o < 2 * (c1 - c0); o += 64) _mm_prefetch((const char *)(values + j * ldv + c0) + o, _MM_HINT_T0);
+    for (long c = c0; c < c1; c += 16) {
+        for (long h0 = 0; h0 < heads; h0 += 4) {
+            const long hn = heads - h0 < 4 ? heads - h0 : 4;
+            switch (hn) {
+            case 4: { WV_HEADS(4) } break;
+            case 3: { WV_HEADS(3) } break;
+            case 2: { WV_HEADS(2) } break;
+            default: { WV_HEADS(1) } break;
+            }
+            for (long h = 0; h < hn; h++) {
+                for (long i = 0; i < 16; i++) {
+                    float v[8];
+                    for (int l = 0; l < 8; l++)
+                        v[l] = (lanes_of[h][l][i] + lanes_of[h][16 + l][i]) + (lanes_of[h][8 + l][i] + lanes_of[h][24 + l][i]);
+                    out[(h0 + h) * ostride + c + i] = reduce4x8_lanes(v);
+                }
+            }
+        }
+    }
+}
+#undef WV_HEADS
 
 /// F16C's conversions, 8 values at a time, the tail one at a time with the same instruction.
 TARGET void locallm_f16c_to_half(const float *x, uint16_t *out, long count) {
@@ -204,6 +294,22 @@ TARGET void locallm_avx2_geglu(const float *gate, const float *up, const float *
 }
 
 #else
+void locallm_avx2_scores(const float *keys, long ldk, long j0, long j1, const float *queries, long qstride,
+                         long heads, long count, float *scores, long sstride) {
+    (void)keys; (void)ldk; (void)j0; (void)j1; (void)queries; (void)qstride; (void)heads; (void)count; (void)scores;
+    (void)sstride;
+}
+void locallm_avx2_scores_f16(const uint16_t *keys, long ldk, long j0, long j1, const float *queries, long qstride,
+                             long heads, long count, float *scores, long sstride) {
+    (void)keys; (void)ldk; (void)j0; (void)j1; (void)queries; (void)qstride; (void)heads; (void)count; (void)scores;
+    (void)sstride;
+}
+void locallm_avx2_weighted_values_f16(const float *weights, long wstride, long heads, long j0, long j1,
+                                      long first_cell, const uint16_t *values, long ldv, long c0, long c1,
+                                      float *out, long ostride) {
+    (void)weights; (void)wstride; (void)heads; (void)j0; (void)j1; (void)first_cell; (void)values; (void)ldv; (void)c0;
+    (void)c1; (void)out; (void)ostride;
+}
 float locallm_avx2_dot_vec(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
 float locallm_avx2_dot_tiled(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
 float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count) { (void)x; (void)y; (void)count; return 0; }

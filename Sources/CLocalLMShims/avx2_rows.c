@@ -37,10 +37,13 @@ int locallm_has_avx2_fma_f16c(void) { return cpu_has_avx2_fma_f16c; }
 /// Groups of four rows ahead that the four-row loops prefetch (as `Prefetch.groupsAhead`).
 #define GROUPS_AHEAD 4
 
+/// The F16 at p as a float. Built with `vmovd` (which zeroes the rest of the register) and `vcvtph2ps`:
+/// `_cvtsh_ss` compiles to `vpinsrw` into whatever register is free, which makes every conversion wait
+/// for that register's last writer — a false dependency that chained the blocks of a row together.
 INLINE float half_at(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);
-    return _cvtsh_ss(h);
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128((int)h)));
 }
 
 INLINE uint32_t u32_at(const uint8_t *p) {
@@ -337,6 +340,7 @@ TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activa
     for (long b = 0; b < nb; b++) {
         for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
         const __m128i pairs = k4_pair_sums(a->bsums + 16 * b);
+#pragma clang loop unroll(full)
         for (int k = 0; k < 4; k++)
             q4_K_block(w + k * stride + 144 * b, a->qs + 256 * b, pairs, a->scales[b], &acc[k], &m[k]);
     }
@@ -419,6 +423,7 @@ TARGET static void four_q6_K(const uint8_t *w, long stride, const locallm_activa
     for (long b = 0; b < nb; b++) {
         for (int l = 0; l < 14; l++) locallm_prefetch(ahead + 4 * 210 * b + 64 * l);
         const __m256i bs = bsums16(a->bsums + 16 * b);
+#pragma clang loop unroll(full)
         for (int k = 0; k < 4; k++) q6_K_block(w + k * stride + 210 * b, a->qs + 256 * b, bs, a->scales[b], &acc[k]);
     }
     for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);

@@ -13,6 +13,59 @@ package enum GGMLRows {
         return GGMLOrder.dotVec(x, y, count: count)
     }
 
+    /// scores[h·scoreStride + j] = ``dotVec(_:_:count:)`` of key row j (`keys + j·ldk`) and query h
+    /// (`queries + h·queryStride`), for j in `positions` and h < `heads`: a key/value head's positions
+    /// against its query heads in one call (on AVX2 one C loop, with each key row in L1 for every head).
+    @inline(__always)
+    package static func scores(
+        keys: UnsafePointer<Float>, ldk: Int, positions: Range<Int>, queries: UnsafePointer<Float>, queryStride: Int,
+        heads: Int, count: Int, into scores: UnsafeMutablePointer<Float>, scoreStride: Int
+    ) {
+        if CPUFeatures.avx2FMAF16C {
+            locallm_avx2_scores(keys, ldk, positions.lowerBound, positions.upperBound, queries, queryStride, heads, count,
+                                scores, scoreStride)
+            return
+        }
+        for j in positions {
+            for h in 0..<heads {
+                scores[h * scoreStride + j] = GGMLOrder.dotVec(keys + j * ldk, queries + h * queryStride, count: count)
+            }
+        }
+    }
+
+    /// Whether ``scoresF16(keys:ldk:positions:queries:queryStride:heads:count:into:scoreStride:)`` and
+    /// ``weightedValuesF16(_:weightStride:heads:positions:firstCell:values:ldv:columns:out:outStride:)``
+    /// run for these shapes: AVX2 + FMA + F16C, key rows of at most 1,024 values and value columns in
+    /// multiples of 16. Otherwise attention widens the F16 cache and uses the float kernels.
+    @inline(__always)
+    package static func hasF16Attention(keyLength: Int, valueLength: Int) -> Bool {
+        CPUFeatures.avx2FMAF16C && keyLength <= Int(LOCALLM_ATTENTION_MAX_HEAD) && valueLength % 16 == 0
+    }
+
+    /// ``scores(keys:ldk:positions:queries:queryStride:heads:count:into:scoreStride:)`` over F16 keys
+    /// (bit patterns): each widened exactly, so the same values. Only when ``hasF16Attention(keyLength:valueLength:)``.
+    @inline(__always)
+    package static func scoresF16(
+        keys: UnsafePointer<UInt16>, ldk: Int, positions: Range<Int>, queries: UnsafePointer<Float>, queryStride: Int,
+        heads: Int, count: Int, into scores: UnsafeMutablePointer<Float>, scoreStride: Int
+    ) {
+        locallm_avx2_scores_f16(keys, ldk, positions.lowerBound, positions.upperBound, queries, queryStride, heads, count,
+                                scores, scoreStride)
+    }
+
+    /// The runtime's attention `weightedValues` with 32 lanes (decode) for `heads` heads at once over F16
+    /// values (bit patterns): out[h·outStride + c] from weights[h·weightStride + j], each exactly what the
+    /// float kernel computes on the widened values. `columns.count` must be a multiple of 16; only when
+    /// ``hasF16Attention(keyLength:valueLength:)``.
+    @inline(__always)
+    package static func weightedValuesF16(
+        _ weights: UnsafePointer<Float>, weightStride: Int, heads: Int, positions: Range<Int>, firstCell: Int,
+        values: UnsafePointer<UInt16>, ldv: Int, columns: Range<Int>, out: UnsafeMutablePointer<Float>, outStride: Int
+    ) {
+        locallm_avx2_weighted_values_f16(weights, weightStride, heads, positions.lowerBound, positions.upperBound,
+                                         firstCell, values, ldv, columns.lowerBound, columns.upperBound, out, outStride)
+    }
+
     /// ggml_vec_dot_f16 on F16 rows (bit patterns): ``GGMLOrder/dotVec(_:_:count:)`` of their values.
     package static func dotF16(_ x: UnsafePointer<UInt16>, _ y: UnsafePointer<UInt16>, count: Int) -> Float {
         if CPUFeatures.avx2FMAF16C { return locallm_avx2_dot_f16(x, y, count) }

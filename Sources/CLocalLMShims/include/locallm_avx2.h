@@ -89,6 +89,26 @@ void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const locallm_acti
 /// reduced as GGML_F32x8_REDUCE, the remainder one product at a time in double (`GGMLOrder.dotVec`).
 float locallm_avx2_dot_vec(const float *x, const float *y, long count);
 
+/// scores[h·sstride + j] = locallm_avx2_dot_vec(keys + j·ldk, queries + h·qstride, count) for j in
+/// [j0, j1) and h < heads: one call for a key/value head's positions and its query heads.
+void locallm_avx2_scores(const float *keys, long ldk, long j0, long j1, const float *queries, long qstride,
+                         long heads, long count, float *scores, long sstride);
+
+/// The longest key row `locallm_avx2_scores_f16` takes (it does nothing for longer ones).
+#define LOCALLM_ATTENTION_MAX_HEAD 1024
+
+/// `locallm_avx2_scores` with F16 keys (bit patterns, widened exactly): the same values.
+void locallm_avx2_scores_f16(const uint16_t *keys, long ldk, long j0, long j1, const float *queries, long qstride,
+                             long heads, long count, float *scores, long sstride);
+
+/// `locallm_avx2_weighted_values` with 32 lanes for `heads` heads at once over F16 values (bit
+/// patterns, widened exactly): out[h·ostride + c] for c in [c0, c1) from weights[h·wstride + j], j in
+/// [j0, j1) — for each head the same values. (c1 − c0) must be a multiple of 16 (it does nothing
+/// otherwise).
+void locallm_avx2_weighted_values_f16(const float *weights, long wstride, long heads, long j0, long j1,
+                                      long first_cell, const uint16_t *values, long ldv, long c0, long c1,
+                                      float *out, long ostride);
+
 /// ggml_vec_dot_f16 itself: `locallm_avx2_dot_vec`'s order over F16 operands (bit patterns).
 float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count);
 

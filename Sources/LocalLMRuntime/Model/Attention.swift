@@ -284,9 +284,22 @@ enum Attention {
         let f16 = cache.type == .f16
         prepareQuery(queries, into: w.queries, count: heads * keyLength, toHalf: f16)
         let threads = pool.threadCount
+        // On AVX2 an F16 cache is read in place, each row widened once in registers for every query head
+        // of its key/value head; elsewhere it is first widened into the workspace's F32 panels.
+        let direct = f16 && GGMLRows.hasF16Attention(keyLength: keyLength, valueLength: valueLength)
         pool.run(parts: threads) { part, parts in
             let (j0, j1) = Kernels.evenSplit(span, parts: parts, part: part, granularity: 16)
             guard j1 > j0 else { return }
+            if direct {
+                for g in 0..<kvHeads {
+                    let keys = UnsafePointer(cache.keys.assumingMemoryBound(to: UInt16.self)) + first * cache.keyStride
+                        + g * keyLength
+                    GGMLRows.scoresF16(keys: keys, ldk: cache.keyStride, positions: j0..<j1,
+                                       queries: w.queries + g * group * keyLength, queryStride: keyLength, heads: group,
+                                       count: keyLength, into: w.scores + g * group * span, scoreStride: span)
+                }
+                return
+            }
             if f16 {
                 widen(cache, first: first, positions: j0..<j1, kvHeads: 0..<kvHeads, keyLength: keyLength,
                       valueLength: valueLength, panelRows: contextSize, workspace: w)
@@ -294,10 +307,9 @@ enum Attention {
             for g in 0..<kvHeads {
                 let (k, ldk, _, _) = panels(cache, first: first, kvHead: g, slot: g, panelRows: contextSize,
                                             keyLength: keyLength, valueLength: valueLength, workspace: w)
-                for h in (g * group)..<((g + 1) * group) {
-                    let q = UnsafePointer(w.queries + h * keyLength), row = w.scores + h * span
-                    for j in j0..<j1 { row[j] = GGMLRows.dotVec(k + j * ldk, q, count: keyLength) }
-                }
+                GGMLRows.scores(keys: k, ldk: ldk, positions: j0..<j1, queries: w.queries + g * group * keyLength,
+                                queryStride: keyLength, heads: group, count: keyLength, into: w.scores + g * group * span,
+                                scoreStride: span)
             }
         }
         pool.run(parts: min(threads, heads)) { part, parts in
@@ -312,6 +324,14 @@ enum Attention {
             let g = part / chunks
             let (c0, c1) = Kernels.evenSplit(valueLength, parts: chunks, part: part % chunks, granularity: 16)
             guard c1 > c0 else { return }
+            if direct {
+                let values = UnsafePointer(cache.values.assumingMemoryBound(to: UInt16.self)) + first * cache.valueStride
+                    + g * valueLength
+                GGMLRows.weightedValuesF16(UnsafePointer(w.scores + g * group * span), weightStride: span, heads: group,
+                                           positions: 0..<span, firstCell: first, values: values, ldv: cache.valueStride,
+                                           columns: c0..<c1, out: out + g * group * valueLength, outStride: valueLength)
+                return
+            }
             let (_, _, v, ldv) = panels(cache, first: first, kvHead: g, slot: g, panelRows: contextSize,
                                         keyLength: keyLength, valueLength: valueLength, workspace: w)
             for h in (g * group)..<((g + 1) * group) {
