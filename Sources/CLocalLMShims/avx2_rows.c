@@ -331,20 +331,68 @@ INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
     return finish_q4_K(acc, m);
 }
 
+/// One Q4_K block's integer sums for one row (the 8 int32 lanes of `q4_K_block`) and its scales/mins.
+INLINE __m256i q4_K_isum(const uint8_t *x, const int8_t *yq, __m256i *sm_out) {
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+    const __m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
+    __m256i isum = _mm256_setzero_si256();
+    for (int c = 0; c < 4; c++) {
+        const __m256i bytes = load32(x + 16 + 32 * c);
+        const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+        const __m256i s0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load32(yq + 64 * c)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c)));
+        const __m256i s1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c + 1)));
+        isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
+    }
+    *sm_out = sm;
+    return isum;
+}
+
+/// [yd·d, yd·dmin, 0, 0] of a Q4_K/Q5_K block: both F16 scales widened by one conversion.
+INLINE __m128 k4_scaled_d_dmin(const uint8_t *x, __m128 yd) {
+    return _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128((int)u32_at(x))), yd);
+}
+
+/// The minimum terms' multipliers of two rows, −(yd·dmin) of row A in the low half and of row B in the
+/// high half ((−yd)·dmin, as `q4_K_block` forms it: negating an operand negates the rounded product).
+INLINE __m256 k4_neg_dmin_pair(__m128 da, __m128 db) {
+    const __m256 both = _mm256_set_m128(_mm_permute_ps(db, 0x55), _mm_permute_ps(da, 0x55));
+    return _mm256_xor_ps(both, _mm256_set1_ps(-0.0f));
+}
+
 /// Four consecutive Q4_K rows, each exactly as `dot_q4_K`: one pass over the activation for four rows,
-/// and the next group of rows prefetched at the pace they are consumed.
-TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activation *a, long nb, float *y) {
+/// and the next group of rows prefetched at the pace they are consumed. The block's pair sums come
+/// precomputed (`pairs[b]`), both F16 scales of a row are widened by one conversion, and two rows'
+/// minimum terms share each 256-bit `madd`, conversion and FMA (lane by lane the same operations as
+/// `q4_K_block`'s 128-bit ones).
+TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activation *a, const __m128i *pairs, long nb,
+                             float *y) {
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    __m128 m[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+    __m256 m01 = _mm256_setzero_ps(), m23 = _mm256_setzero_ps();
     const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
     for (long b = 0; b < nb; b++) {
         for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
-        const __m128i pairs = k4_pair_sums(a->bsums + 16 * b);
+        const __m256i pp = _mm256_broadcastsi128_si256(pairs[b]);
+        const __m128 yd = _mm_set1_ps(a->scales[b]);
+        const int8_t *yq = a->qs + 256 * b;
+        __m256i sm[4];
+        __m128 dd[4];
 #pragma clang loop unroll(full)
-        for (int k = 0; k < 4; k++)
-            q4_K_block(w + k * stride + 144 * b, a->qs + 256 * b, pairs, a->scales[b], &acc[k], &m[k]);
+        for (int k = 0; k < 4; k++) {
+            const uint8_t *x = w + k * stride + 144 * b;
+            const __m256i isum = q4_K_isum(x, yq, &sm[k]);
+            dd[k] = k4_scaled_d_dmin(x, yd);
+            acc[k] = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd[k]), _mm256_cvtepi32_ps(isum), acc[k]);
+        }
+        const __m256 t01 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[0], sm[1], 0x31), pp));
+        const __m256 t23 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[2], sm[3], 0x31), pp));
+        m01 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[0], dd[1]), t01, m01);
+        m23 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[2], dd[3]), t23, m23);
     }
-    for (int k = 0; k < 4; k++) y[k] = finish_q4_K(acc[k], m[k]);
+    y[0] = finish_q4_K(acc[0], _mm256_castps256_ps128(m01));
+    y[1] = finish_q4_K(acc[1], _mm256_extractf128_ps(m01, 1));
+    y[2] = finish_q4_K(acc[2], _mm256_castps256_ps128(m23));
+    y[3] = finish_q4_K(acc[3], _mm256_extractf128_ps(m23, 1));
 }
 
 /// The activation's 16 Q8_K bsums of one block as int16, in order (|sum| ≤ 2,048).
@@ -437,6 +485,14 @@ TARGET void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const loca
     if (n > LOCALLM_MULTI_MAX) return;
     __m256 acc[LOCALLM_MULTI_MAX];
     __m128 m[LOCALLM_MULTI_MAX];
+    // Each activation's pair sums, once per call rather than once per row (rows of up to
+    // MULTI_PAIR_BLOCKS blocks; longer ones form them as they go).
+    enum { MULTI_PAIR_BLOCKS = 64 };
+    __m128i pairs[LOCALLM_MULTI_MAX][MULTI_PAIR_BLOCKS];
+    const int precomputed = nb <= MULTI_PAIR_BLOCKS;
+    if (precomputed)
+        for (long j = 0; j < n; j++)
+            for (long b = 0; b < nb; b++) pairs[j][b] = k4_pair_sums(a[j].bsums + 16 * b);
     const __m256i mask = _mm256_set1_epi8(0x0F);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
@@ -467,7 +523,8 @@ TARGET void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const loca
                     const __m256i s1 = _mm256_madd_epi16(_mm256_maddubs_epi16(w[2 * c + 1], load32(yq + 64 * c + 32)), sc[2 * c + 1]);
                     isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
                 }
-                const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(mn, k4_pair_sums(a[j].bsums + 16 * b)));
+                const __m128i pj = precomputed ? pairs[j][b] : k4_pair_sums(a[j].bsums + 16 * b);
+                const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(mn, pj));
                 acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(yd * d), _mm256_cvtepi32_ps(isum), acc[j]);
                 m[j] = _mm_fmadd_ps(_mm_set1_ps(-yd * dm), mins, m[j]);
             }
@@ -643,7 +700,17 @@ TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const local
 TARGET void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q3_K) }
 TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) { BY_FOURS(q4_K) }
+                                   float *y, long start, long end) {
+    // The activation's pair sums, once per call rather than once per block of every group of rows.
+    enum { MAX_PAIRS = 512 };
+    __m128i pairs[MAX_PAIRS];
+    long r = start;
+    if (nb <= MAX_PAIRS) {
+        for (long b = 0; b < nb; b++) pairs[b] = k4_pair_sums(a->bsums + 16 * b);
+        for (; r + 4 <= end; r += 4) four_q4_K(base + r * stride, stride, a, pairs, nb, y + r);
+    }
+    for (; r < end; r++) y[r] = dot_q4_K(base + r * stride, a, nb);
+}
 TARGET void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q5_K) }
 TARGET void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,

@@ -92,4 +92,57 @@ import Testing
             }
         }
     }
+
+    /// Decode attention's in-place F16 kernels equal the float path on the widened cache, bit for bit:
+    /// the scores (ggml_vec_dot_f16's order) of every query head of a key/value head, and each head's
+    /// weights·values sums (32 partial sums by cache cell), for head groups that do and do not fill the
+    /// kernel's four-head blocks, cells that do not start at a multiple of 32, and a cache of several
+    /// key/value heads (strided rows).
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [(1, 64, 1), (6, 128, 2), (7, 64, 2), (3, 48, 3)])
+    func f16AttentionKernelsEqualFloatPath(group: Int, length: Int, kvHeads: Int) {
+        var generator = SplitMix64(seed: UInt64(group * 100 + length))
+        let span = 203, stride = kvHeads * length, kvHead = kvHeads - 1, firstCell = 13
+        let cache = (0..<(span * stride)).map { _ in Kernels.halfBits(Float.random(in: -2...2, using: &generator)) }
+        let widened = cache.map { halfToFloat($0) }
+        let queries = (0..<(group * length)).map { _ in Float.random(in: -1...1, using: &generator) }
+        #expect(GGMLRows.hasF16Attention(keyLength: length, valueLength: length))
+
+        var scores = [Float](repeating: .nan, count: group * span)
+        cache.withUnsafeBufferPointer { k in
+            GGMLRows.scoresF16(keys: k.baseAddress! + kvHead * length, ldk: stride, positions: 5..<span, queries: queries,
+                               queryStride: length, heads: group, count: length, into: &scores, scoreStride: span)
+        }
+        for h in 0..<group {
+            for j in 5..<span {
+                let swift = widened.withUnsafeBufferPointer { k in
+                    queries.withUnsafeBufferPointer { q in
+                        GGMLOrder.dotVec(k.baseAddress! + j * stride + kvHead * length, q.baseAddress! + h * length, count: length)
+                    }
+                }
+                #expect(scores[h * span + j].bitPattern == swift.bitPattern, "score head \(h) position \(j)")
+            }
+        }
+
+        let weights = (0..<(group * span)).map { _ in Float.random(in: 0...1, using: &generator) }
+        let columns = 16..<length
+        var out = [Float](repeating: .nan, count: group * length)
+        cache.withUnsafeBufferPointer { v in
+            GGMLRows.weightedValuesF16(weights, weightStride: span, heads: group, positions: 0..<span, firstCell: firstCell,
+                                       values: v.baseAddress! + kvHead * length, ldv: stride, columns: columns, out: &out,
+                                       outStride: length)
+        }
+        for h in 0..<group {
+            var swift = [Float](repeating: .nan, count: length)
+            weights.withUnsafeBufferPointer { w in
+                widened.withUnsafeBufferPointer { v in
+                    Attention.weightedValuesPortable(w.baseAddress! + h * span, positions: 0..<span, firstCell: firstCell,
+                                                     values: v.baseAddress! + kvHead * length, ldv: stride, columns: columns,
+                                                     lanes: 32, out: &swift)
+                }
+            }
+            for c in columns {
+                #expect(out[h * length + c].bitPattern == swift[c].bitPattern, "head \(h) column \(c)")
+            }
+        }
+    }
 }

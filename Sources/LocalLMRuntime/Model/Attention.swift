@@ -192,10 +192,8 @@ enum Attention {
         }
         let inverse = Float(1 / sum)
         for j in 0..<from { row[j] = 0 }
-        for j in from...to {
-            let p = row[j] * inverse
-            row[j] = roundToHalf ? roundedToHalf(p) : p
-        }
+        for j in from...to { row[j] *= inverse }
+        if roundToHalf { GGMLRows.roundToHalf(row + from, count: to - from + 1, into: row + from) }
         for j in (to + 1)..<span { row[j] = 0 }
     }
 
