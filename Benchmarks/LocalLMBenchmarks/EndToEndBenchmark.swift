@@ -11,13 +11,16 @@ import LocalLMRuntime
 /// - aggregate decode throughput of 4 concurrent sequences on one loaded model;
 /// - the same with an F32 KV cache, for the F16/F32 choice.
 ///
-/// `end-to-end [smollm2|gemma3] [--kv f32]`; run each model in its own process for a clean peak RSS.
+/// `end-to-end [smollm2|gemma3|qwen05|qwen15] [--kv f32]`; run each model in its own process for a clean peak RSS.
 /// `scripts/bench-vs-llama.sh` gives the side-by-side ratios with llama.cpp.
 let endToEndBenchmark = BenchmarkSuite(name: "end-to-end") { arguments in
     let folder = ProcessInfo.processInfo.environment["LOCALLM_MODELS"].map { URL(fileURLWithPath: $0) }
         ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/locallm/models")
-    let models = [("smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"), ("gemma3", "gemma-3-270m-q4_k_m.gguf")]
-    let chosen = models.filter { arguments.contains($0.0) }
+    let models = [("smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"), ("gemma3", "gemma-3-270m-q4_k_m.gguf"),
+                  ("qwen05", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")]
+    // Qwen 1.5B (fetched with `scripts/fetch-models.sh --with-1.5b`) only when asked for by name.
+    let optional = [("qwen15", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")]
+    let chosen = (models + optional).filter { arguments.contains($0.0) }
     let cacheType: KVCacheStorage = arguments.contains("f32") ? .f32 : .f16
     var decodeFigures: [(name: String, tokensPerSecond: Double, bytesPerToken: Double)] = []
     for (_, name) in chosen.isEmpty ? models : chosen {

@@ -5,7 +5,8 @@ import LocalLMKernels
 // `swift run -c release LocalLMBenchmarks kernels [threads=N]`: quantized matvec of every weight type at
 // the shapes of SmolLM2-135M, Gemma 3 270M and Qwen2.5-Coder 0.5B/1.5B, activation quantization, and sgemm panels (matmul of 512
 // rows). `match=TEXT` keeps only the matvec lines whose label or type contains TEXT (and skips the rest).
-// Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode.
+// Prints µs per call and the weight bytes streamed per second (GB/s), the figure that bounds decode, and
+// from DRAM as a share of the read bandwidth measured at the start of the run.
 // `batch=N` also times the several-row matvec of N rows (a decode batch of N sequences) from DRAM and
 // prints its cost in one-row matvecs (1.0 would be free rows, N no gain).
 
@@ -41,13 +42,17 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
         ("qwen1.5b ffn down", .q3_K, 1536, 8960),
         ("qwen1.5b ffn down", .q2_K, 1536, 8960),
     ]
+    // The read bandwidth the DRAM figures are compared with (the same measurement as `locallm bench
+    // --bandwidth`: a 256 MiB buffer read by the pool's threads, prefetching as the kernels do).
+    let bandwidth = ReadBandwidth.measure(pool: pool)
+    print(String(format: "read bandwidth: %.1f GB/s", bandwidth / 1e9))
     var all = shapes
     for type in [GGMLType.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q2_K, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_NL, .iq4_XS] {
         all.append(("every type", type, 2048, 2048))
     }
     for (label, type, rows, columns) in all {
         if let match, !label.contains(match), !type.description.contains(match) { continue }
-        benchMatvec(label, type, rows, columns, pool, scratch, batch: batch)
+        benchMatvec(label, type, rows, columns, pool, scratch, batch: batch, bandwidth: bandwidth)
     }
     if match != nil { return }
 
@@ -87,7 +92,7 @@ let kernelsBenchmark = BenchmarkSuite(name: "kernels") { arguments in
 }
 
 private func benchMatvec(_ label: String, _ type: GGMLType, _ rows: Int, _ columns: Int, _ pool: ThreadPool, _ scratch: KernelScratch,
-                         batch: Int? = nil) {
+                         batch: Int? = nil, bandwidth: Double) {
     let w = RandomMatrix(type: type, rows: rows, columns: columns)
     let x = (0..<columns).map { Float(cos(Double($0) * 0.11)) }
     var y = [Float](repeating: 0, count: rows)
@@ -113,8 +118,9 @@ private func benchMatvec(_ label: String, _ type: GGMLType, _ rows: Int, _ colum
         }
         batchFigure = String(format: "   %d rows %9.1f µs = %.2f rows' cost", batch, batchUs, batchUs / coldUs)
     }
-    print(String(format: "matvec %-18@ %-5@ %6d x %-5d %9.1f µs %7.1f GB/s   from DRAM %9.1f µs %7.1f GB/s%@",
-                 label, type.description, rows, columns, us, gbps, coldUs, coldGbps, batchFigure))
+    print(String(format: "matvec %-18@ %-5@ %6d x %-5d %9.1f µs %7.1f GB/s   from DRAM %9.1f µs %7.1f GB/s (%3.0f%%)%@",
+                 label, type.description, rows, columns, us, gbps, coldUs, coldGbps, 100 * coldGbps * 1e9 / bandwidth,
+                 batchFigure))
 }
 
 /// Mean µs per call over at least `minimumSeconds`, after a warm-up call.
