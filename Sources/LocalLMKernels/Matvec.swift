@@ -203,14 +203,12 @@ extension Kernels {
             byFours({ DotAVX2.q4_1x4(base + $0 * stride, stride: stride, a, nb, y + $0) },
                     { y[$0] = DotAVX2.q4_1(base + $0 * stride, a, nb) })
             return
-        case .q4_K: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q4_K(base + r * stride, a, nb) }; return
         case .q5_0:
             byFours({ DotAVX2.q5_0x4(base + $0 * stride, stride: stride, a, nb, y + $0) },
                     { y[$0] = DotAVX2.q5_0(base + $0 * stride, a, nb) })
             return
         case .q5_1: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q5_1(base + r * stride, a, nb) }; return
-        case .q6_K: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q6_K(base + r * stride, a, nb) }; return
-        default: break
+        default: break  // Q4_K and Q6_K: the C kernels below (four rows at a time) are faster here too.
         }
         #endif
         // A plain build cannot compile Swift for AVX2; these C kernels are compiled for it per function
