@@ -295,11 +295,8 @@ INLINE __m128i k4_pair_sums(const int32_t *bs) {
     return _mm_packs_epi32(_mm_unpacklo_epi64(lo, hi), _mm_unpackhi_epi64(lo, hi));
 }
 
-/// One Q4_K block of one row in ggml's order: its 8 int32 lanes (scaled sub-block sums) FMAed with d
-/// into the row's 8-lane accumulator, and its 4 min terms (two sub-blocks each: lane c is
-/// mins[2c]·pair[2c] + mins[2c+1]·pair[2c+1]) FMAed with −dmin into the row's 4 min lanes. The
-/// integer sums are exact, so they are the same whichever instructions form them.
-INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, __m128i pairs, float yd, __m256 *acc, __m128 *m) {
+/// One Q4_K block's integer sums for one row (the 8 int32 lanes of `q4_K_block`) and its scales/mins.
+INLINE __m256i q4_K_isum(const uint8_t *x, const int8_t *yq, __m256i *sm_out) {
     const __m256i mask = _mm256_set1_epi8(0x0F);
     const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
     const __m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
@@ -311,6 +308,17 @@ INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, __m128i pairs, float 
         const __m256i s1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c + 1)));
         isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
     }
+    *sm_out = sm;
+    return isum;
+}
+
+/// One Q4_K block of one row in ggml's order: its 8 int32 lanes (scaled sub-block sums) FMAed with d
+/// into the row's 8-lane accumulator, and its 4 min terms (two sub-blocks each: lane c is
+/// mins[2c]·pair[2c] + mins[2c+1]·pair[2c+1]) FMAed with −dmin into the row's 4 min lanes. The
+/// integer sums are exact, so they are the same whichever instructions form them.
+INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, __m128i pairs, float yd, __m256 *acc, __m128 *m) {
+    __m256i sm;
+    const __m256i isum = q4_K_isum(x, yq, &sm);
     const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(sm, 1), pairs));
     *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), *acc);
     *m = _mm_fmadd_ps(_mm_set1_ps(-yd * half_at(x + 2)), mins, *m);
@@ -329,23 +337,6 @@ INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
     for (long b = 0; b < nb; b++)
         q4_K_block(w + 144 * b, a->qs + 256 * b, k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
     return finish_q4_K(acc, m);
-}
-
-/// One Q4_K block's integer sums for one row (the 8 int32 lanes of `q4_K_block`) and its scales/mins.
-INLINE __m256i q4_K_isum(const uint8_t *x, const int8_t *yq, __m256i *sm_out) {
-    const __m256i mask = _mm256_set1_epi8(0x0F);
-    const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
-    const __m256i sc = _mm256_permute2x128_si256(sm, sm, 0x00);
-    __m256i isum = _mm256_setzero_si256();
-    for (int c = 0; c < 4; c++) {
-        const __m256i bytes = load32(x + 16 + 32 * c);
-        const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-        const __m256i s0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load32(yq + 64 * c)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c)));
-        const __m256i s1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)), _mm256_shuffle_epi8(sc, SPREAD16(2 * c + 1)));
-        isum = _mm256_add_epi32(isum, _mm256_add_epi32(s0, s1));
-    }
-    *sm_out = sm;
-    return isum;
 }
 
 /// [yd·d, yd·dmin, 0, 0] of a Q4_K/Q5_K block: both F16 scales widened by one conversion.
