@@ -264,11 +264,6 @@ TARGET void locallm_avx2_rows_q5_1(const uint8_t *base, long stride, const local
 
 // MARK: - K-quants (256-element blocks)
 
-/// Lanes 0…3 (elements 0…15 of 32) times s0, lanes 4…7 (16…31) times s1.
-INLINE __m256i scale_halves(__m256i lanes, int32_t s0, int32_t s1) {
-    return _mm256_mullo_epi32(lanes, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
-}
-
 /// The eight sub-block scales and eight minimums of a Q4_K/Q5_K block (the 12 packed bytes at x + 4)
 /// as 16 bytes: scales 0…7, then mins 0…7 — ggml's get_scale_min_k4 for every j at once, on 32-bit
 /// lanes as ggml's utmp form does. Loads 16 bytes from x + 4 (the last 4 are the block's first
@@ -626,25 +621,30 @@ INLINE float dot_q5_K(const uint8_t *w, const locallm_activation *a, long nb) {
     return hsum8(acc) + summs;
 }
 
-/// Q2_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs.
+/// Q2_K in the per-block float order of the Swift kernel: Σ (yd·d)·isum − (yd·dmin)·summs. The 16
+/// sub-block scales (low nibbles) are spread over their lanes for `madd`, as Q6_K's are, so a lane k
+/// holds scale · (its four products) exactly as scaling the lanes afterwards did; summs (Σ bsum · min)
+/// is one `madd` of the 16 mins with the 16 bsums. Integer sums are exact: the same values.
 INLINE float dot_q2_K(const uint8_t *w, const locallm_activation *a, long nb) {
     float sum = 0;
     const __m256i three = _mm256_set1_epi8(3);
+    const __m128i low4 = _mm_set1_epi8(0x0F);
     for (long b = 0; b < nb; b++) {
         const uint8_t *x = w + 84 * b;
-        const uint8_t *sc = x;
         const int8_t *yq = a->qs + 256 * b;
-        const int32_t *bs = a->bsums + 16 * b;
-        int32_t summs = 0;
-        for (int g = 0; g < 16; g++) summs += bs[g] * (int32_t)(sc[g] >> 4);
+        const __m128i sc = _mm_loadu_si128((const __m128i *)x);
+        const __m256i scales = _mm256_cvtepu8_epi16(_mm_and_si128(sc, low4));
+        const __m256i mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc, 4), low4));
+        const int32_t summs = hsum_int(_mm256_madd_epi16(mins, bsums16(a->bsums + 16 * b)));
+        __m256i g[8];
+        q6_K_spreads(scales, g);
         __m256i isum = _mm256_setzero_si256();
         for (int half = 0; half < 2; half++) {
             const __m256i q = load32(x + 16 + 32 * half);
             for (int j = 0; j < 4; j++) {
-                const int g = 8 * half + 2 * j;
                 const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), three);
-                const __m256i lanes = unsigned_dot(v, load32(yq + 128 * half + 32 * j));
-                isum = _mm256_add_epi32(isum, scale_halves(lanes, sc[g] & 0x0F, sc[g + 1] & 0x0F));
+                const __m256i p = _mm256_maddubs_epi16(v, load32(yq + 128 * half + 32 * j));
+                isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, g[4 * half + j]));
             }
         }
         const float yd = a->scales[b];
@@ -654,31 +654,36 @@ INLINE float dot_q2_K(const uint8_t *w, const locallm_activation *a, long nb) {
 }
 
 /// Q3_K in the order of ggml's AVX2 kernel (and `DotFast.q3_K`): each block's 8 integer lanes FMAed with y.d·d.
+/// The 16 six-bit scales are unpacked on 32-bit words (ggml's `aux` form) and spread over their lanes
+/// for `madd`, so lane k holds scale · (its four products) exactly as scaling the lanes afterwards did.
 INLINE float dot_q3_K(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
-    const __m256i three = _mm256_set1_epi8(3), four = _mm256_set1_epi8(4), one = _mm256_set1_epi8(1);
+    const __m256i three = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+    const uint32_t k1 = 0x03030303, k2 = 0x0f0f0f0f;
     for (long b = 0; b < nb; b++) {
         const uint8_t *x = w + 110 * b;
         const int8_t *yq = a->qs + 256 * b;
-        const uint8_t *s = x + 96;
-        int32_t scales[16];
-        for (int i = 0; i < 16; i++) {
-            const int low = (s[i % 8] >> (i < 8 ? 0 : 4)) & 0x0F;
-            const int high = (s[8 + i % 4] >> (2 * (i / 4))) & 3;
-            scales[i] = (int32_t)(int8_t)(low | (high << 4)) - 32;
-        }
+        uint32_t aux[3];
+        memcpy(aux, x + 96, 12);
+        // Word i holds scales 4i…4i+3: low nibbles from bytes 0…7, the top two bits from bytes 8…11.
+        const __m128i packed = _mm_set_epi32((int)(((aux[1] >> 4) & k2) | (((aux[2] >> 6) & k1) << 4)),
+                                             (int)(((aux[0] >> 4) & k2) | (((aux[2] >> 4) & k1) << 4)),
+                                             (int)((aux[1] & k2) | (((aux[2] >> 2) & k1) << 4)),
+                                             (int)((aux[0] & k2) | ((aux[2] & k1) << 4)));
+        const __m256i scales = _mm256_cvtepi8_epi16(_mm_sub_epi8(packed, _mm_set1_epi8(32)));
+        __m256i g[8];
+        q6_K_spreads(scales, g);
         const __m256i hm = load32(x);
         __m256i isum = _mm256_setzero_si256();
         for (int half = 0; half < 2; half++) {
             const __m256i q = load32(x + 32 + 32 * half);
             for (int j = 0; j < 4; j++) {
-                const int g = 8 * half + 2 * j;
                 const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), three);
-                // The high bit set means no −4 offset.
-                const __m256i bit = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * half + j), one);
-                const __m256i v = _mm256_sub_epi8(low, _mm256_andnot_si256(_mm256_cmpeq_epi8(bit, one), four));
-                const __m256i lanes = signed_dot(v, load32(yq + 128 * half + 32 * j));
-                isum = _mm256_add_epi32(isum, scale_halves(lanes, scales[g], scales[g + 1]));
+                // 4 where the high bit is clear (the −4 offset), 0 where it is set.
+                const __m256i offset = _mm256_slli_epi16(_mm256_andnot_si256(_mm256_srli_epi16(hm, 4 * half + j), one), 2);
+                const __m256i v = _mm256_sub_epi8(low, offset);
+                const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(v, v), _mm256_sign_epi8(load32(yq + 128 * half + 32 * j), v));
+                isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, g[4 * half + j]));
             }
         }
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(a->scales[b] * half_at(x + 108)), acc);
