@@ -121,6 +121,28 @@ TARGET void locallm_avx2_exp_shifted(float *row, long count, float shift) {
     for (; i < count; i++) row[i] = expf_lane(row[i] - shift);
 }
 
+/// One fused multiply-add, a·b + c rounded once.
+INLINE float fma1(float a, float b, float c) {
+    return _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(a), _mm_set_ss(b), _mm_set_ss(c)));
+}
+
+TARGET void locallm_avx2_rope(float *head, const float *cos_sin, long dimensions, int neox) {
+    if (neox) {
+        const long half = dimensions / 2;
+        for (long i = 0; i < half; i++) {
+            const float c = cos_sin[2 * i], s = cos_sin[2 * i + 1], x0 = head[i], x1 = head[i + half];
+            head[i] = fma1(x0, c, -(x1 * s));
+            head[i + half] = fma1(x0, s, x1 * c);
+        }
+    } else {
+        for (long i = 0; i + 1 < dimensions; i += 2) {
+            const float c = cos_sin[i], s = cos_sin[i + 1], x0 = head[i], x1 = head[i + 1];
+            head[i] = fma1(x0, c, -(x1 * s));
+            head[i + 1] = fma1(x0, s, x1 * c);
+        }
+    }
+}
+
 TARGET void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count) {
     const __m256 one = _mm256_set1_ps(1), zero = _mm256_setzero_ps();
     for (long i = 0; i + 8 <= count; i += 8) {
@@ -314,6 +336,9 @@ float locallm_avx2_dot_vec(const float *x, const float *y, long count) { (void)x
 float locallm_avx2_dot_tiled(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
 float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count) { (void)x; (void)y; (void)count; return 0; }
 void locallm_avx2_exp_shifted(float *row, long count, float shift) { (void)row; (void)count; (void)shift; }
+void locallm_avx2_rope(float *head, const float *cos_sin, long dimensions, int neox) {
+    (void)head; (void)cos_sin; (void)dimensions; (void)neox;
+}
 void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count) {
     (void)gate; (void)up; (void)out; (void)count;
 }

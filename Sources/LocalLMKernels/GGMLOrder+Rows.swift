@@ -66,6 +66,16 @@ package enum GGMLRows {
                                          firstCell, values, ldv, columns.lowerBound, columns.upperBound, out, outStride)
     }
 
+    /// The C kernel of the runtime's RoPE (`TransformerMath.rope`), when the CPU has one: returns false,
+    /// having done nothing, when it does not.
+    @inline(__always)
+    package static func ropeAVX2(_ head: UnsafeMutablePointer<Float>, cosSin: UnsafePointer<Float>, dimensions: Int,
+                                 neox: Bool) -> Bool {
+        guard CPUFeatures.avx2FMAF16C else { return false }
+        locallm_avx2_rope(head, cosSin, dimensions, neox ? 1 : 0)
+        return true
+    }
+
     /// ggml_vec_dot_f16 on F16 rows (bit patterns): ``GGMLOrder/dotVec(_:_:count:)`` of their values.
     package static func dotF16(_ x: UnsafePointer<UInt16>, _ y: UnsafePointer<UInt16>, count: Int) -> Float {
         if CPUFeatures.avx2FMAF16C { return locallm_avx2_dot_f16(x, y, count) }

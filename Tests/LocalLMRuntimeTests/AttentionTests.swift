@@ -145,4 +145,20 @@ import Testing
             }
         }
     }
+
+    /// RoPE's C kernel equals the Swift rotation bit for bit, both pairings (adjacent and NeoX).
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [TransformerConfiguration.RoPEPairing.adjacent, .neox])
+    func ropeKernelEqualsSwift(pairing: TransformerConfiguration.RoPEPairing) {
+        var generator = SplitMix64(seed: pairing == .neox ? 7 : 8)
+        for dimensions in [64, 128, 256] {
+            let head = (0..<dimensions).map { _ in Float.random(in: -8...8, using: &generator) }
+            var table = [Float](repeating: 0, count: dimensions)
+            TransformerMath.ropeTable(position: 517, dimensions: dimensions, base: 1_000_000, frequencyScale: 1, into: &table)
+            var c = head, swift = head
+            let ran = GGMLRows.ropeAVX2(&c, cosSin: table, dimensions: dimensions, neox: pairing == .neox)
+            #expect(ran)
+            TransformerMath.ropePortable(&swift, cosSin: table, dimensions: dimensions, pairing: pairing)
+            for i in 0..<dimensions { #expect(c[i].bitPattern == swift[i].bitPattern, "\(dimensions) dims, element \(i)") }
+        }
+    }
 }

@@ -119,6 +119,11 @@ float locallm_avx2_dot_tiled(const float *x, const float *y, long count);
 /// row[i] = ggml_v_expf(row[i] − shift) for i < count (`GGMLOrder.exp`, lane by lane).
 void locallm_avx2_exp_shifted(float *row, long count, float shift);
 
+/// RoPE of one head in place, as ggml's rope compiled with contraction: x0·cos − x1·sin as
+/// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos as fma(x0, sin, x1·cos); pairs (2i, 2i+1), or (i, i +
+/// dimensions/2) when `neox` is 1; `cos_sin` holds (cos, sin) per pair (`TransformerMath.rope`).
+void locallm_avx2_rope(float *head, const float *cos_sin, long dimensions, int neox);
+
 /// out[i] = x / (1 + ggml_v_expf(0 − x)) · up[i] with x = gate[i], for i < count, count a multiple of 8
 /// (ggml_vec_swiglu_f32's vector part, `GGMLOrder.silu`).
 void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long count);

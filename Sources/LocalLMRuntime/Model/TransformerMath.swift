@@ -19,9 +19,20 @@ enum TransformerMath {
     /// Rotates one head in place. `cosSin` holds (cos, sin) per pair, `dimensions` values in all.
     /// As ggml's rope (compiled with FP contraction): x0·cos − x1·sin is fma(x0, cos, −(x1·sin)) and
     /// x0·sin + x1·cos is fma(x0, sin, x1·cos).
+    /// On AVX2 + FMA the C kernel computes it (the same operations; a build without a target CPU would
+    /// emulate each fused multiply-add in double precision).
     @inline(__always)
     static func rope(_ head: UnsafeMutablePointer<Float>, cosSin: UnsafePointer<Float>, dimensions: Int,
                      pairing: TransformerConfiguration.RoPEPairing) {
+        if GGMLRows.ropeAVX2(head, cosSin: cosSin, dimensions: dimensions, neox: pairing == .neox) { return }
+        ropePortable(head, cosSin: cosSin, dimensions: dimensions, pairing: pairing)
+    }
+
+    /// ``rope(_:cosSin:dimensions:pairing:)`` in Swift: the reference of its C kernel, and the path on
+    /// CPUs without AVX2.
+    @inline(__always)
+    static func ropePortable(_ head: UnsafeMutablePointer<Float>, cosSin: UnsafePointer<Float>, dimensions: Int,
+                             pairing: TransformerConfiguration.RoPEPairing) {
         switch pairing {
         case .adjacent:
             var i = 0
