@@ -152,6 +152,19 @@ TARGET void locallm_avx2_swiglu(const float *gate, const float *up, float *out, 
     }
 }
 
+/// The first position j ≥ j0 whose cache cell (first_cell + j) falls in slot s of `lanes`.
+INLINE long first_in_slot(long j0, long first_cell, int s, int lanes) {
+    return j0 + ((long)s - (first_cell + j0) % lanes + lanes) % lanes;
+}
+
+/// Column i of 32 slots' partial sums reduced as ggml_vec_dot_f16 reduces its accumulators: (a0 + a2) +
+/// (a1 + a3) lane by lane, where a_k[l] is slot 8k + l's sum, then GGML_F32x8_REDUCE's lane order.
+static inline float reduce_slots32(const float (*slots)[16], long i) {
+    float v[8];
+    for (int l = 0; l < 8; l++) v[l] = (slots[l][i] + slots[16 + l][i]) + (slots[8 + l][i] + slots[24 + l][i]);
+    return reduce4x8_lanes(v);
+}
+
 /// Slot by slot: slot s's partial sums take the positions whose cache cell is s modulo `lanes`, in
 /// position order — the same fused multiply-adds in the same order as accumulating every position
 /// into `partial[slot]` as it comes (the Swift twin's loop), but with the accumulators of 16 columns in
@@ -163,8 +176,7 @@ TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1,
     for (long c = c0; c < c1; c += 16) {
         const long width = c1 - c < 16 ? c1 - c : 16;
         for (int s = 0; s < lanes; s++) {
-            // The first position j ≥ j0 whose cell (first_cell + j) falls in slot s.
-            long j = j0 + ((long)s - (first_cell + j0) % lanes + lanes) % lanes;
+            long j = first_in_slot(j0, first_cell, s, lanes);
             __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
             if (width == 16) {
                 for (; j < j1; j += lanes) {
@@ -186,13 +198,10 @@ TARGET void locallm_avx2_weighted_values(const float *weights, long j0, long j1,
             _mm256_storeu_ps(lanes_of[s] + 8, a1);
         }
         for (long i = 0; i < width; i++) {
-            float v[8];
             if (lanes == 32) {
-                // (a0 + a2) + (a1 + a3) lane by lane, where a_k[l] is slot 8k + l's partial sum.
-                for (int l = 0; l < 8; l++)
-                    v[l] = (lanes_of[l][i] + lanes_of[16 + l][i]) + (lanes_of[8 + l][i] + lanes_of[24 + l][i]);
-                out[c + i] = reduce4x8_lanes(v);
+                out[c + i] = reduce_slots32((const float (*)[16])lanes_of, i);
             } else {
+                float v[8];
                 for (int l = 0; l < 8; l++) v[l] = lanes_of[l][i];
                 out[c + i] = sum8_lanes(v);
             }
@@ -221,7 +230,7 @@ TARGET void locallm_avx2_scores_f16(const uint16_t *keys, long ldk, long j0, lon
 /// an F16 value cache: each value row widened once for all of them.
 #define WV_HEADS(H)                                                                                         \
     for (int s = 0; s < 32; s++) {                                                                          \
-        long j = j0 + ((long)s - (first_cell + j0) % 32 + 32) % 32;                                         \
+        long j = first_in_slot(j0, first_cell, s, 32);                                                      \
         __m256 a[H][2];                                                                                     \
         for (int h = 0; h < H; h++) a[h][0] = a[h][1] = _mm256_setzero_ps();                                \
         for (; j < j1; j += 32) {                                                                           \
@@ -257,14 +266,8 @@ TARGET void locallm_avx2_weighted_values_f16(const float *weights, long wstride,
             case 2: { WV_HEADS(2) } break;
             default: { WV_HEADS(1) } break;
             }
-            for (long h = 0; h < hn; h++) {
-                for (long i = 0; i < 16; i++) {
-                    float v[8];
-                    for (int l = 0; l < 8; l++)
-                        v[l] = (lanes_of[h][l][i] + lanes_of[h][16 + l][i]) + (lanes_of[h][8 + l][i] + lanes_of[h][24 + l][i]);
-                    out[(h0 + h) * ostride + c + i] = reduce4x8_lanes(v);
-                }
-            }
+            for (long h = 0; h < hn; h++)
+                for (long i = 0; i < 16; i++) out[(h0 + h) * ostride + c + i] = reduce_slots32((const float (*)[16])lanes_of[h], i);
         }
     }
 }
