@@ -19,7 +19,7 @@ import LocalLMTokenizers
 /// Data: `$LOCALLM_MASKBENCH_DIR`, else `../shared/maskbench-dev` beside the repository (never copied
 /// into it). Vocabulary: `$LOCALLM_MASKBENCH_MODEL`, else Qwen2.5-Coder-0.5B in ~/.cache/locallm/models.
 /// Arguments after the suite name: `--filter TEXT` (file names containing it), `--limit N`,
-/// `--verbose` (one line per failing case), `--compact` (compact whitespace), `--closed` (absent
+/// `--verbose` (one line per failing case), `--explain-slow MICROS` (the stacks of each slower mask), `--compact` (compact whitespace), `--closed` (absent
 /// `additionalProperties` closes objects, LocalLM's generation default), `--schema-order` (members
 /// only in schema order, the generation default), `--infer-types` (an untyped schema admits only the
 /// type its keywords describe, the generation default), `--approximate-oneof` (read a `oneOf` whose branches may
@@ -55,6 +55,7 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     if let f = value(after: "--filter") { files = files.filter { $0.contains(f) } }
     if let n = value(after: "--limit").flatMap(Int.init) { files = Array(files.prefix(n)) }
     let verbose = arguments.contains("--verbose")
+    let explainAbove = value(after: "--explain-slow").flatMap(Double.init)
     // MaskBench's instances are json.dumps output and follow the specification: members in any
     // order, further members where additionalProperties is absent, any type where `type` is absent.
     let options = JSONSchemaOptions(whitespace: arguments.contains("--compact") ? .compact : .flexible,
@@ -101,6 +102,11 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                     compileNanos = nil
                 } else {
                     report.mask(Double(elapsed) / 1000, cold: index.cachedStateCount > cachedBefore, case: name, token: k)
+                    if let limit = explainAbove, Double(elapsed) / 1000 > limit {
+                        let lines = matcher.stackDescription.split(separator: "\n")
+                        print(String(format: "SLOW %.0f µs %@ token %d, %d stacks, %d new entries:", Double(elapsed) / 1000, name, k, lines.count, index.cachedStateCount - cachedBefore))
+                        for l in lines.prefix(4) { print("    " + l) }
+                    }
                 }
                 let allowed = mask[id >> 6] & (1 << UInt64(id & 63)) != 0
                 let committed = matcher.accept(token: id)

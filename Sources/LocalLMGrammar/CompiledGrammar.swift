@@ -16,6 +16,22 @@ public final class CompiledGrammar: Sendable {
     let ruleStarts: [[Int32]]
     let ruleNames: [String]
     let root: Int32
+    /// Return positions (after the character) of length-bounded string content, with the position
+    /// of the unbounded twin's and the bounds (`Grammar.CountedChain`).
+    let countedFrames: [Int32: CountedFrame]
+    /// Positions that begin a string character of some counted chain (the first byte of a raw
+    /// character, or the backslash of an escape).
+    let characterStarts: Set<Int32>
+
+    struct CountedFrame: Sendable {
+        /// The return position after the character in `chars-star` (`char chars-star | ε`).
+        let twin: Int32
+        /// Characters before the one being read, and the content's bounds (`max` -1: none).
+        let consumed: Int32
+        let min: Int32
+        let max: Int32
+    }
+
     /// The source grammar, kept for the random generator and debugging.
     public let grammar: Grammar
 
@@ -62,6 +78,34 @@ public final class CompiledGrammar: Sendable {
         self.ruleNames = grammar.rules.map(\.name)
         self.root = Int32(grammar.root)
         self.grammar = grammar
+        (countedFrames, characterStarts) = Self.countedFrames(grammar, kinds: kinds, starts: starts)
+    }
+
+    /// The recorded chains whose rules have the shape `CountedChain` describes (others are left out).
+    private static func countedFrames(_ g: Grammar, kinds: [Kind], starts: [[Int32]])
+        -> ([Int32: CountedFrame], Set<Int32>) {
+        var frames: [Int32: CountedFrame] = [:]
+        var characterStarts = Set<Int32>()
+        func charThen(_ rule: Int, _ char: Int, _ next: Int?) -> Int32? {
+            guard g.rules.indices.contains(rule), let first = g.rules[rule].alternatives.first,
+                  first.first == .rule(char), first.count == (next == nil ? 1 : 2),
+                  next.map({ first.last == .rule($0) }) ?? true else { return nil }
+            return starts[rule][0] + 1
+        }
+        for c in g.countedChains {
+            guard let twin = charThen(c.twin, c.char, c.twin),
+                  g.rules[c.twin].alternatives.count == 2, g.rules[c.twin].alternatives[1].isEmpty else { continue }
+            let alternatives = g.rules[c.rule].alternatives
+            let next: Int?
+            if let first = alternatives.first, first.count == 2, case .rule(let r) = first[1] { next = r } else { next = nil }
+            guard let frame = charThen(c.rule, c.char, next),
+                  alternatives.count == (c.consumed >= c.min ? 2 : 1),
+                  alternatives.count == 1 || alternatives[1].isEmpty else { continue }
+            frames[frame] = CountedFrame(twin: twin, consumed: Int32(c.consumed), min: Int32(c.min),
+                                         max: c.max.map { Int32($0) } ?? -1)
+            for p in starts[c.char] where kinds[Int(p)] == .terminal { characterStarts.insert(p) }
+        }
+        return (frames, characterStarts)
     }
 
     public var positionCount: Int { kinds.count }
@@ -94,7 +138,9 @@ public final class CompiledGrammar: Sendable {
             if kept.count == rule.alternatives.count { return rule }
             return Grammar.Rule(name: rule.name, alternatives: kept.isEmpty ? [[.bytes(ByteSet())]] : kept)
         }
-        return Grammar(rules: pruned, root: g.root)
+        var kept = Grammar(rules: pruned, root: g.root)
+        kept.countedChains = g.countedChains
+        return kept
     }
 
     /// Rules that can derive the empty string.

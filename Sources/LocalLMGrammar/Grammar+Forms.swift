@@ -107,7 +107,9 @@ extension Grammar {
             rules[more].alternatives = [[], symbols(separator) + [.rule(form), .rule(more)]]
             newRoot = more
         }
-        return Grammar(rules: rules, root: newRoot)
+        var wrapped = Grammar(rules: rules, root: newRoot)
+        wrapped.countedChains = countedChains
+        return wrapped
     }
 
     /// The grammar of no text at all: every byte is refused. A lazy constraint with it refuses any

@@ -15,10 +15,27 @@ public struct Grammar: Sendable {
 
     public var rules: [Rule]
     public var root: Int
+    /// Length-bounded JSON string content, as a chain of rules (see `CountedChain`): lets token masks
+    /// derive each position's entry from the unbounded content's. Empty for grammars from GBNF and
+    /// regexes; ignored where a rule does not have the recorded shape.
+    var countedChains: [CountedChain] = []
 
     public init(rules: [Rule], root: Int) {
         self.rules = rules
         self.root = root
+    }
+
+    /// Rule `rule` is position `consumed` of a string whose content has between `min` and `max`
+    /// (nil: no bound) characters: its first alternative is `char` then the rest of the chain (or
+    /// nothing after the last character), and `twin` (`char twin | ε`) is the same content without
+    /// the bound. A character counts as one however it is written (`\n`, `\u00e9`, a surrogate pair).
+    struct CountedChain: Sendable {
+        var rule: Int
+        var consumed: Int
+        var min: Int
+        var max: Int?
+        var char: Int
+        var twin: Int
     }
 }
 
@@ -26,6 +43,7 @@ public struct Grammar: Sendable {
 struct GrammarBuilder {
     typealias Symbol = Grammar.Symbol
     private(set) var rules: [Grammar.Rule] = []
+    var countedChains: [Grammar.CountedChain] = []
     private var classRules: [[ClosedRange<UInt32>]: Int] = [:]
 
     /// Repetition counts above this are refused: `x{0,100000}` would make 100000 rules.
@@ -120,5 +138,9 @@ struct GrammarBuilder {
         return out
     }
 
-    func build(root: Int) -> Grammar { Grammar(rules: rules, root: root) }
+    func build(root: Int) -> Grammar {
+        var g = Grammar(rules: rules, root: root)
+        g.countedChains = countedChains
+        return g
+    }
 }

@@ -121,3 +121,33 @@ public struct GrammarMatcher: Sendable {
         return (result, acc)
     }
 }
+
+extension GrammarMatcher {
+    /// The live stacks, one line each, top frame first: each frame's rule name and position in it.
+    /// For debugging and benchmark reports.
+    public var stackDescription: String {
+        stacks.map { n in
+            var frames: [String] = []
+            var q = n
+            while q >= 0 && frames.count < 6 {
+                frames.append(grammar.describe(position: pool.pos[Int(q)]))
+                q = pool.parent[Int(q)]
+            }
+            return frames.joined(separator: " < ")
+        }.joined(separator: "\n")
+    }
+}
+
+extension CompiledGrammar {
+    /// "rule#alternative.offset" for a flat position.
+    func describe(position p: Int32) -> String {
+        for (r, starts) in ruleStarts.enumerated() {
+            for (a, s) in starts.enumerated().reversed() where s <= p {
+                let nextRuleStart = r + 1 < ruleStarts.count ? (ruleStarts[r + 1].first ?? .max) : .max
+                if p < nextRuleStart { return "\(ruleNames[r])#\(a).\(p - s)" }
+                break
+            }
+        }
+        return "?\(p)"
+    }
+}

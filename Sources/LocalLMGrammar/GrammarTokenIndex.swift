@@ -39,6 +39,10 @@ public final class GrammarTokenIndex: Sendable {
 
     func entry(for key: MaskKey) -> MaskEntry {
         if let e = cache.withLock({ $0[key] }) { return e }
+        if let e = countedEntry(key) {
+            cache.withLock { $0[key] = e }
+            return e
+        }
         // Another grammar over this vocabulary may have computed the same entry.
         let signature = signature(of: key)
         if let signature, let e = tokens.sharedEntries.entry(signature) {
@@ -49,6 +53,23 @@ public final class GrammarTokenIndex: Sendable {
         cache.withLock { $0[key] = e }
         if let signature { tokens.sharedEntries.store(signature, e) }
         return e
+    }
+
+    /// The entry of a key at a character of length-bounded string content (`maxLength`,
+    /// `minLength`): the entry of the same key over the unbounded content (its twin frame in
+    /// place of the counted one), kept to the tokens whose characters fit the position. What
+    /// follows the string is the same under both, so a token's fate differs only by its count.
+    private func countedEntry(_ key: MaskKey) -> MaskEntry? {
+        let top = UInt32(truncatingIfNeeded: key.lo), below = UInt32(key.lo >> 32)
+        guard !grammar.countedFrames.isEmpty, top != 0, below != 0, below != Self.rootMark,
+              grammar.characterStarts.contains(Int32(top) - 1),
+              let frame = grammar.countedFrames[Int32(below) - 1] else { return nil }
+        let twinKey = MaskKey(lo: UInt64(top) | UInt64(UInt32(frame.twin + 1)) << 32, hi: key.hi)
+        let base = entry(for: twinKey)
+        let longest = tokens.longestStringContent
+        let maxCount = frame.max < 0 || frame.max - frame.consumed >= longest ? -1 : frame.max - frame.consumed
+        let minClosing = min(frame.min - frame.consumed, longest + 1)
+        return MaskEntry(fitting: base, maxCount: maxCount, minClosing: minClosing, tokens: tokens)
     }
 
     /// A shorter key's signature at most this long describes shared structure (a string's content,

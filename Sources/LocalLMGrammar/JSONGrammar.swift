@@ -19,6 +19,7 @@ struct JSONGrammar {
     private var stringRule: Int?
     private var stringTailRule: Int?
     private var nonASCIITailRule: Int?
+    private var contentStarRule: Int?
 
     init(whitespace: JSONWhitespace) { self.whitespace = whitespace }
 
@@ -64,11 +65,45 @@ struct JSONGrammar {
 
     /// A string with a length range in characters (escapes count as one).
     mutating func string(minLength: Int = 0, maxLength: Int? = nil, _ b: inout GrammarBuilder) -> [Symbol] {
-        if minLength == 0 && maxLength == nil, let r = stringRule { return [.rule(r)] }
-        let body = b.repeated(char(&b), min: minLength, max: maxLength, name: "chars")
-        let r = b.rule("string", [GrammarBuilder.literal("\"") + body + GrammarBuilder.literal("\"") + space(&b)])
-        if minLength == 0 && maxLength == nil { stringRule = r }
+        if minLength == 0 && maxLength == nil {
+            if let r = stringRule { return [.rule(r)] }
+            let r = b.rule("string", [GrammarBuilder.literal("\"") + [.rule(contentStar(&b))] + GrammarBuilder.literal("\"") + space(&b)])
+            stringRule = r
+            return [.rule(r)]
+        }
+        let r = b.rule("string", [GrammarBuilder.literal("\"") + countedContent(min: minLength, max: maxLength, &b) + GrammarBuilder.literal("\"") + space(&b)])
         return [.rule(r)]
+    }
+
+    /// `chars-star ::= char chars-star | ε`: string content without a bound, one shared rule.
+    mutating func contentStar(_ b: inout GrammarBuilder) -> Int {
+        if let r = contentStarRule { return r }
+        let c = char(&b)
+        let r = b.newRule("chars-star")
+        b.setAlternatives(r, [c + [.rule(r)], []])
+        contentStarRule = r
+        return r
+    }
+
+    /// Content of `min...max` characters as a chain of rules, one per position:
+    /// `chars_i ::= char chars_(i+1)`, with an empty alternative once `min` is reached; the chain
+    /// ends after `max` characters or, without a bound, continues as `chars-star`. Each position is
+    /// recorded (`Grammar.CountedChain`) so token masks derive it from the unbounded content.
+    mutating func countedContent(min: Int, max: Int?, _ b: inout GrammarBuilder) -> [Symbol] {
+        let c = char(&b)
+        guard case .rule(let charID) = c.first else { return [] }
+        let star = contentStar(&b)
+        let positions = max ?? min
+        var next: Int? = max == nil ? star : nil
+        for i in stride(from: positions - 1, through: 0, by: -1) {
+            let id = b.newRule("chars")
+            var alternatives = [c + (next.map { [Symbol.rule($0)] } ?? [])]
+            if i >= min { alternatives.append([]) }
+            b.setAlternatives(id, alternatives)
+            b.countedChains.append(.init(rule: id, consumed: i, min: min, max: max, char: charID, twin: star))
+            next = id
+        }
+        return next.map { [.rule($0)] } ?? []
     }
 
     /// The rest of a string after some content: any characters, then the closing quote. One shared

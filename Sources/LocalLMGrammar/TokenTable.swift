@@ -18,6 +18,14 @@ public final class TokenTable: Sendable {
     let flatStart: [Int32]
     /// Mask-cache entries every grammar over this vocabulary may reuse (see `SharedMaskEntries`).
     let sharedEntries = SharedMaskEntries()
+    /// Per token, read as JSON string content from a character boundary: the characters it begins
+    /// before an unescaped `"` (or its end), times two, plus one if it has that `"` (see
+    /// `StringContent`).
+    let stringContent: [Int32]
+    /// The most characters any token begins (bounds the sets `stringContentSets` builds).
+    let longestStringContent: Int32
+    /// Token sets by `stringContent`, built when first asked for (see `StringContent`).
+    let stringContentSets = StringContentSets()
 
     public var count: Int { tokenBytes.count }
 
@@ -36,6 +44,8 @@ public final class TokenTable: Sendable {
         for b in tokenBytes { starts.append(starts[starts.count - 1] + Int32(b.count)) }
         self.flatStart = starts
         self.flatBytes = Array(tokenBytes.joined())
+        self.stringContent = tokenBytes.map(StringContent.measure)
+        self.longestStringContent = stringContent.map { $0 >> 1 }.max() ?? 0
     }
 
     /// 64-bit words in a mask over this vocabulary.
