@@ -105,7 +105,7 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                     if let limit = explainAbove, Double(elapsed) / 1000 > limit {
                         let lines = matcher.stackDescription.split(separator: "\n")
                         print(String(format: "SLOW %.0f µs %@ token %d, %d stacks, %d new entries:", Double(elapsed) / 1000, name, k, lines.count, index.cachedStateCount - cachedBefore))
-                        for l in lines.prefix(4) { print("    " + l) }
+                        for l in lines.prefix(40) { print("    " + l) }
                     }
                 }
                 let allowed = mask[id >> 6] & (1 << UInt64(id & 63)) != 0

@@ -91,11 +91,15 @@ extension GrammarTokenIndex {
 /// The shared entries of one vocabulary, bounded in count.
 final class SharedMaskEntries: Sendable {
     static let maxEntries = 4096
-    private let entries = SanitizableMutex<[[UInt32]: MaskEntry]>([:])
+    private let entries = SanitizableMutex<[HashedWords<UInt32>: MaskEntry]>([:])
 
-    func entry(_ signature: [UInt32]) -> MaskEntry? { entries.withLock { $0[signature] } }
+    func entry(_ signature: [UInt32]) -> MaskEntry? {
+        let key = HashedWords(signature)
+        return entries.withLock { $0[key] }
+    }
 
     func store(_ signature: [UInt32], _ entry: MaskEntry) {
-        entries.withLock { if $0.count < Self.maxEntries { $0[signature] = entry } }
+        let key = HashedWords(signature)
+        entries.withLock { if $0.count < Self.maxEntries { $0[key] = entry } }
     }
 }

@@ -400,7 +400,7 @@ final class EntryWalker {
 final class StackSetDFA {
     let grammar: CompiledGrammar
     private var members: [[Int32]] = []
-    private var index: [[Int32]: Int32] = [:]
+    private var index: [HashedWords<Int32>: Int32] = [:]
     /// Per set, 256 entries: -1 not computed yet, else (next set + 1) << 2 | escaped << 1 | accepting
     /// (0: no stack takes the byte).
     private(set) var table: UnsafeMutablePointer<Int32>
@@ -416,7 +416,8 @@ final class StackSetDFA {
     var setCount: Int { members.count }
 
     func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
-        if let id = index[m] { return id }
+        let hashed = HashedWords(m)
+        if let id = index[hashed] { return id }
         let id = Int32(members.count)
         grow()
         // A byte no member's terminal takes is dead without computing anything (most bytes, for
@@ -426,7 +427,7 @@ final class StackSetDFA {
         let row = table + members.count * 256
         for b in 0..<256 { row[b] = next.contains(UInt8(b)) ? -1 : 0 }
         members.append(m)
-        index[m] = id
+        index[hashed] = id
         return id
     }
 

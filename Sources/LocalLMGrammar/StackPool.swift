@@ -19,7 +19,7 @@ struct StackPool {
 
     private(set) var pos: [Int32] = []
     private(set) var parent: [Int32] = []
-    private var index: [Int64: Int32] = [:]
+    private var index = NodeIndex()
     private var stamp: [UInt32] = []
     private var round: UInt32 = 0
     /// Per node: where its successors start in `succ` (-1: not computed yet). A terminal node's
@@ -47,7 +47,7 @@ struct StackPool {
         let id = Int32(pos.count)
         pos.append(p); parent.append(q); stamp.append(0)
         succStart.append(-1); succEnd.append(-1); succFlags.append(0); resultStamp.append(0)
-        index[k] = id
+        index.insert(k, id)
         return id
     }
 
@@ -65,7 +65,7 @@ struct StackPool {
         }
         let count = mark.nodes
         guard count < pos.count else { return }
-        for i in count..<pos.count { index[Self.key(pos[i], parent[i])] = nil }
+        for i in count..<pos.count { index.remove(Self.key(pos[i], parent[i])) }
         pos.removeSubrange(count...)
         parent.removeSubrange(count...)
         stamp.removeSubrange(count...)

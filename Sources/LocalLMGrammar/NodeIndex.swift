@@ -1,0 +1,97 @@
+/// A hash map from a stack node's (position, parent) key to its id: open addressing with linear
+/// probing and a multiplicative hash. Hash-consing looks up every (position, parent) pair a
+/// closure visits, so this is on the hot path of every cold mask; Swift's `Dictionary` hashes
+/// each key with SipHash, several times slower for one 64-bit key.
+struct NodeIndex {
+    private var keys: [Int64]
+    private var values: [Int32]
+    private var mask: Int
+    private(set) var count = 0
+    private static let empty = Int64.min
+
+    init() {
+        keys = [Int64](repeating: Self.empty, count: 64)
+        values = [Int32](repeating: 0, count: 64)
+        mask = 63
+    }
+
+    @inline(__always)
+    private func slot(_ k: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: k) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    subscript(_ k: Int64) -> Int32? {
+        var i = slot(k)
+        while true {
+            let kk = keys[i]
+            if kk == k { return values[i] }
+            if kk == Self.empty { return nil }
+            i = (i &+ 1) & mask
+        }
+    }
+
+    /// Inserts a key that is not present.
+    mutating func insert(_ k: Int64, _ v: Int32) {
+        if (count + 1) * 2 > keys.count { grow() }
+        var i = slot(k)
+        while keys[i] != Self.empty { i = (i &+ 1) & mask }
+        keys[i] = k
+        values[i] = v
+        count += 1
+    }
+
+    /// Removes `k` if present (backward-shift deletion keeps every probe run unbroken).
+    mutating func remove(_ k: Int64) {
+        var i = slot(k)
+        while keys[i] != k {
+            if keys[i] == Self.empty { return }
+            i = (i &+ 1) & mask
+        }
+        var j = i
+        while true {
+            j = (j &+ 1) & mask
+            let kj = keys[j]
+            if kj == Self.empty { break }
+            let home = slot(kj)
+            // Move kj back into the hole at i unless its home lies cyclically in (i, j].
+            let inRange = i <= j ? (home > i && home <= j) : (home > i || home <= j)
+            if !inRange {
+                keys[i] = kj
+                values[i] = values[j]
+                i = j
+            }
+        }
+        keys[i] = Self.empty
+        count -= 1
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldValues = values
+        keys = [Int64](repeating: Self.empty, count: oldKeys.count * 2)
+        values = [Int32](repeating: 0, count: oldKeys.count * 2)
+        mask = keys.count - 1
+        count = 0
+        for (i, k) in oldKeys.enumerated() where k != Self.empty { insert(k, oldValues[i]) }
+    }
+}
+
+/// An array used as a dictionary key, hashed once with a cheap multiplicative mix (Swift's
+/// `Hasher` then only sees one word): stack sets and signatures are long, and SipHash over every
+/// element on each lookup showed in profiles of cold masks.
+struct HashedWords<Element: FixedWidthInteger & Sendable>: Hashable, Sendable {
+    let words: [Element]
+    private let hash: UInt64
+
+    init(_ words: [Element]) {
+        self.words = words
+        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(words.count)
+        for w in words {
+            h = (h ^ UInt64(truncatingIfNeeded: w)) &* 0x9E37_79B9_7F4A_7C15
+            h ^= h >> 29
+        }
+        hash = h
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    static func == (a: Self, b: Self) -> Bool { a.hash == b.hash && a.words == b.words }
+}

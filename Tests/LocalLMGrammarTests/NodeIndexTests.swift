@@ -1,0 +1,40 @@
+import Testing
+@testable import LocalLMGrammar
+
+/// The stack pool's open-addressing index agrees with `Dictionary` under random inserts, lookups
+/// and removals (the pool removes the newest nodes when a mask computation or failed accept
+/// truncates it), with keys chosen to collide in their home slots.
+@Suite struct NodeIndexTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func agreesWithDictionary(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var index = NodeIndex()
+        var reference: [Int64: Int32] = [:]
+        var order: [Int64] = []
+        for step in 0..<40_000 {
+            let r = rng.next() % 10
+            if r < 6 {
+                // Few positions and parents, so many keys share probe runs.
+                let k = Int64(rng.next() % 300) << 32 | Int64(rng.next() % 64)
+                if reference[k] == nil {
+                    index.insert(k, Int32(step))
+                    reference[k] = Int32(step)
+                    order.append(k)
+                }
+            } else if r < 8, !order.isEmpty {
+                let drop = Int(rng.next() % UInt64(min(order.count, 50)))
+                for _ in 0..<drop where !order.isEmpty {
+                    // Mostly the newest (as truncation does), sometimes any.
+                    let k = rng.next() % 4 == 0 ? order.remove(at: Int(rng.next() % UInt64(order.count))) : order.removeLast()
+                    index.remove(k)
+                    reference[k] = nil
+                }
+            } else {
+                let k = Int64(rng.next() % 300) << 32 | Int64(rng.next() % 64)
+                #expect(index[k] == reference[k])
+            }
+        }
+        #expect(index.count == reference.count)
+        for (k, v) in reference { #expect(index[k] == v) }
+    }
+}
