@@ -76,6 +76,16 @@ public struct ByteSet: Hashable, Sendable {
 
     public var count: Int { w0.nonzeroBitCount + w1.nonzeroBitCount + w2.nonzeroBitCount + w3.nonzeroBitCount }
 
+    /// The lowest and highest byte when the set is exactly the bytes between them (nil when empty
+    /// or not contiguous).
+    var singleRange: (UInt8, UInt8)? {
+        guard let lo = first else { return nil }
+        let words = [w3, w2, w1, w0]
+        var hi = 0
+        for (k, w) in words.enumerated() where w != 0 { hi = (3 - k) * 64 + 63 - w.leadingZeroBitCount; break }
+        return count == hi - Int(lo) + 1 ? (lo, UInt8(hi)) : nil
+    }
+
     /// The members in increasing order.
     public var bytes: [UInt8] { (0...255).compactMap { contains(UInt8($0)) ? UInt8($0) : nil } }
 }

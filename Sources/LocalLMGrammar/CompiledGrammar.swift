@@ -22,6 +22,14 @@ public final class CompiledGrammar: Sendable {
     /// Positions that begin a string character of some counted chain (the first byte of a raw
     /// character, or the backslash of an escape).
     let characterStarts: Set<Int32>
+    /// Rules whose alternatives read one string character of some counted chain.
+    let countedCharacterRules: Set<Int32>
+    /// Per position: the rule whose alternatives it starts, when that rule is a character class
+    /// (two or more alternatives, each a run of terminals; -1 otherwise). A closure pushes all of a rule's alternatives over one
+    /// parent, so token masks key such stacks as one group (`GrammarTokenIndex.groupMark`).
+    let groupRule: [Int32]
+    /// Per rule: the starts of its alternatives that begin with a terminal.
+    let terminalStarts: [[Int32]]
 
     struct CountedFrame: Sendable {
         /// The return position after the character in `chars-star` (`char chars-star | ε`).
@@ -78,14 +86,28 @@ public final class CompiledGrammar: Sendable {
         self.ruleNames = grammar.rules.map(\.name)
         self.root = Int32(grammar.root)
         self.grammar = grammar
-        (countedFrames, characterStarts) = Self.countedFrames(grammar, kinds: kinds, starts: starts)
+        (countedFrames, characterStarts, countedCharacterRules) = Self.countedFrames(grammar, kinds: kinds, starts: starts)
+        let terminalStarts = starts.map { $0.filter { kinds[Int($0)] == .terminal } }
+        var groupRule = [Int32](repeating: -1, count: kinds.count)
+        // Only character-class rules (every alternative a run of terminals): rules with
+        // references keep one key per alternative, whose first-byte entries are shared.
+        for (r, rule) in grammar.rules.enumerated() where rule.alternatives.count >= 2 {
+            let classLike = rule.alternatives.allSatisfy { alt in
+                !alt.isEmpty && alt.allSatisfy { if case .bytes = $0 { true } else { false } }
+            }
+            guard classLike else { continue }
+            for p in terminalStarts[r] { groupRule[Int(p)] = Int32(r) }
+        }
+        self.terminalStarts = terminalStarts
+        self.groupRule = groupRule
     }
 
     /// The recorded chains whose rules have the shape `CountedChain` describes (others are left out).
     private static func countedFrames(_ g: Grammar, kinds: [Kind], starts: [[Int32]])
-        -> ([Int32: CountedFrame], Set<Int32>) {
+        -> ([Int32: CountedFrame], Set<Int32>, Set<Int32>) {
         var frames: [Int32: CountedFrame] = [:]
         var characterStarts = Set<Int32>()
+        var characterRules = Set<Int32>()
         func charThen(_ rule: Int, _ char: Int, _ next: Int?) -> Int32? {
             guard g.rules.indices.contains(rule), let first = g.rules[rule].alternatives.first,
                   first.first == .rule(char), first.count == (next == nil ? 1 : 2),
@@ -104,8 +126,9 @@ public final class CompiledGrammar: Sendable {
             frames[frame] = CountedFrame(twin: twin, consumed: Int32(c.consumed), min: Int32(c.min),
                                          max: c.max.map { Int32($0) } ?? -1)
             for p in starts[c.char] where kinds[Int(p)] == .terminal { characterStarts.insert(p) }
+            characterRules.insert(Int32(c.char))
         }
-        return (frames, characterStarts)
+        return (frames, characterStarts, characterRules)
     }
 
     public var positionCount: Int { kinds.count }

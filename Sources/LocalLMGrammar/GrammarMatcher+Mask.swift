@@ -18,22 +18,18 @@ extension GrammarMatcher {
         let mark = pool.mark
         defer { pool.truncate(to: mark) }
         // Stacks sharing a key share a cache entry; uncertain tokens are checked against them together.
-        var keys: [(MaskKey, Int32)] = stacks.map { (GrammarTokenIndex.key(of: $0, in: pool), $0) }
-        keys.sort { $0.0 < $1.0 }
-        var i = 0
-        while i < keys.count {
-            var j = i + 1
-            while j < keys.count && keys[j].0 == keys[i].0 { j += 1 }
-            let entry = index.entry(for: keys[i].0)
+        // A rule's alternatives pushed together share a group entry; other stacks sharing a key
+        // share its entry; uncertain tokens are checked against each entry's stacks together.
+        for (key, group) in GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar) {
+            let entry = index.entry(for: key)
             if !entry.acceptedWords.isEmpty {
                 for w in 0..<tokens.maskWordCount { mask[w] |= entry.acceptedWords[w] }
             } else {
                 for t in entry.acceptedList { mask[Int(t) >> 6] |= 1 << UInt64(t & 63) }
             }
             if !entry.uncertain.isEmpty {
-                checkUncertain(entry, group: keys[i..<j].map(\.1), tokens: tokens, mask: mask)
+                checkUncertain(entry, group: group, tokens: tokens, mask: mask)
             }
-            i = j
         }
     }
 

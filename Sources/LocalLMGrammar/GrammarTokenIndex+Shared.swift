@@ -17,6 +17,7 @@ extension GrammarTokenIndex {
         // per position after the first time, so per-schema keys fail without being written out.
         for v in key.slots {
             if v == 0 || v == Self.rootMark { break }
+            if v & Self.groupMark != 0 { continue }
             if reachWords(from: Int32(v) - 1) > maxWords { return nil }
         }
         return writeSignature(of: key, maxWords: maxWords, anyFirstByte: anyFirstByte)
@@ -48,11 +49,16 @@ extension GrammarTokenIndex {
                     out.append(8)
                 case .terminal:
                     let t = g.terminals[i]
-                    out.append(1)
-                    out.append(UInt32(truncatingIfNeeded: t.w0)); out.append(UInt32(truncatingIfNeeded: t.w0 >> 32))
-                    out.append(UInt32(truncatingIfNeeded: t.w1)); out.append(UInt32(truncatingIfNeeded: t.w1 >> 32))
-                    out.append(UInt32(truncatingIfNeeded: t.w2)); out.append(UInt32(truncatingIfNeeded: t.w2 >> 32))
-                    out.append(UInt32(truncatingIfNeeded: t.w3)); out.append(UInt32(truncatingIfNeeded: t.w3 >> 32))
+                    if let (lo, hi) = t.singleRange {
+                        // Most terminals are one byte range: two words instead of nine.
+                        out.append(10); out.append(UInt32(lo) << 8 | UInt32(hi))
+                    } else {
+                        out.append(1)
+                        out.append(UInt32(truncatingIfNeeded: t.w0)); out.append(UInt32(truncatingIfNeeded: t.w0 >> 32))
+                        out.append(UInt32(truncatingIfNeeded: t.w1)); out.append(UInt32(truncatingIfNeeded: t.w1 >> 32))
+                        out.append(UInt32(truncatingIfNeeded: t.w2)); out.append(UInt32(truncatingIfNeeded: t.w2 >> 32))
+                        out.append(UInt32(truncatingIfNeeded: t.w3)); out.append(UInt32(truncatingIfNeeded: t.w3 >> 32))
+                    }
                 case .rule:
                     let r = g.ruleRefs[i]
                     let c: UInt32
@@ -74,6 +80,14 @@ extension GrammarTokenIndex {
         for v in key.slots {
             if v == 0 { out.append(5); break }
             if v == Self.rootMark { out.append(6); break }
+            if v & Self.groupMark != 0 {
+                // A group: every terminal-first alternative of the rule, in order.
+                let rule = Int(v & ~Self.groupMark)
+                guard g.terminalStarts.indices.contains(rule) else { return nil }
+                out.append(9); out.append(UInt32(g.terminalStarts[rule].count))
+                for s in g.terminalStarts[rule] { guard emit(from: s) else { return nil } }
+                continue
+            }
             out.append(4)
             guard emit(from: Int32(v) - 1) else { return nil }
         }

@@ -62,7 +62,9 @@ public final class GrammarTokenIndex: Sendable {
     private func countedEntry(_ key: MaskKey) -> MaskEntry? {
         let top = UInt32(truncatingIfNeeded: key.lo), below = UInt32(key.lo >> 32)
         guard !grammar.countedFrames.isEmpty, top != 0, below != 0, below != Self.rootMark,
-              grammar.characterStarts.contains(Int32(top) - 1),
+              top & Self.groupMark != 0
+                ? grammar.countedCharacterRules.contains(Int32(top & ~Self.groupMark))
+                : grammar.characterStarts.contains(Int32(top) - 1),
               let frame = grammar.countedFrames[Int32(below) - 1] else { return nil }
         let twinKey = MaskKey(lo: UInt64(top) | UInt64(UInt32(frame.twin + 1)) << 32, hi: key.hi)
         let base = entry(for: twinKey)
@@ -122,6 +124,7 @@ public final class GrammarTokenIndex: Sendable {
     /// character but the names' first ones, then a string's content) thus shares one walk with
     /// every such key of every schema over the vocabulary. Nil when that entry is not shared.
     private func firstByteEntry(_ key: MaskKey) -> MaskEntry? {
+        guard UInt32(truncatingIfNeeded: key.lo) & Self.groupMark == 0 else { return nil }
         let top = Int(key.lo & 0xFFFF_FFFF) - 1
         guard grammar.terminals.indices.contains(top) else { return nil }
         let bytes = grammar.terminals[top]
@@ -153,7 +156,7 @@ public final class GrammarTokenIndex: Sendable {
     }
 
     private func extend(_ base: MaskEntry, to key: MaskKey, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
-        let startSet = dfa.intern([Self.stack(of: key, in: &pool)], &pool)
+        let startSet = dfa.intern(stacks(of: key, in: &pool), &pool)
         let levels = tokens.trie.maxDepth + 1
         let setAt = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
         let escapedAt = UnsafeMutablePointer<Bool>.allocate(capacity: levels)
@@ -214,19 +217,74 @@ public final class GrammarTokenIndex: Sendable {
         return MaskEntry(extending: base, accepting: accepted, uncertain: uncertain, prefixes: prefix, tokens: tokens)
     }
 
-    /// The stack a key describes, rebuilt in `pool`: its known frames over the real root (when the
-    /// key reaches it) or over the unknown.
-    static func stack(of key: MaskKey, in pool: inout StackPool) -> Int32 {
+    /// The stacks a key describes, rebuilt in `pool` (sorted): its known frames over the real root
+    /// (when the key reaches it) or over the unknown; a group key's top is every terminal-first
+    /// alternative of its rule.
+    func stacks(of key: MaskKey, in pool: inout StackPool) -> [Int32] {
         var frames: [Int32] = []
         var bottomParent = StackPool.bottom
-        for v in key.slots {
+        let slots = key.slots
+        for v in slots.dropFirst() {
             if v == 0 { break }
             if v == Self.rootMark { bottomParent = StackPool.root; break }
             frames.append(Int32(v) - 1)
         }
         var q = bottomParent
         for p in frames.reversed() { q = pool.node(p, q) }
-        return q
+        let top = slots[0]
+        if top & Self.groupMark != 0 {
+            let rule = Int(top & ~Self.groupMark)
+            guard grammar.terminalStarts.indices.contains(rule) else { return [] }
+            return grammar.terminalStarts[rule].map { pool.node($0, q) }.sorted()
+        }
+        return top == 0 ? [] : [pool.node(Int32(top) - 1, q)]
+    }
+
+    /// Marks a key's top slot as a group: the stacks at every terminal-first alternative of the
+    /// rule (its id in the low bits) over the same parent, which a closure always pushes together.
+    /// One entry then serves them all (a string character's dozen UTF-8 and escape forms, a
+    /// pattern state's character classes) instead of one entry and one walk each.
+    static let groupMark: UInt32 = 0x8000_0000
+
+    /// The mask keys of a set of stacks, each with the stacks it covers: stacks over the same
+    /// parent at all terminal-first alternatives of one rule share a group key; the others are
+    /// keyed one by one (stacks with equal keys together).
+    static func keys(of stacks: [Int32], in pool: StackPool, grammar: CompiledGrammar) -> [(MaskKey, [Int32])] {
+        var out: [(MaskKey, [Int32])] = []
+        // (parent, rule, stack) for stacks at an alternative start of a groupable rule.
+        var candidates: [(Int32, Int32, Int32)] = []
+        var singles: [Int32] = []
+        for n in stacks {
+            let r = grammar.groupRule[Int(pool.pos[Int(n)])]
+            if r >= 0 { candidates.append((pool.parent[Int(n)], r, n)) } else { singles.append(n) }
+        }
+        if !candidates.isEmpty {
+            candidates.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+            var i = 0
+            while i < candidates.count {
+                var j = i + 1
+                while j < candidates.count && candidates[j].0 == candidates[i].0 && candidates[j].1 == candidates[i].1 { j += 1 }
+                let rule = candidates[i].1
+                if j - i == grammar.terminalStarts[Int(rule)].count {
+                    var k = key(of: candidates[i].2, in: pool)
+                    k.lo = (k.lo & ~0xFFFF_FFFF) | UInt64(groupMark | UInt32(rule))
+                    out.append((k, candidates[i..<j].map(\.2)))
+                } else {
+                    singles.append(contentsOf: candidates[i..<j].map(\.2))
+                }
+                i = j
+            }
+        }
+        var keyed = singles.map { (key(of: $0, in: pool), $0) }
+        keyed.sort { $0.0 < $1.0 }
+        var i = 0
+        while i < keyed.count {
+            var j = i + 1
+            while j < keyed.count && keyed[j].0 == keyed[i].0 { j += 1 }
+            out.append((keyed[i].0, keyed[i..<j].map(\.1)))
+            i = j
+        }
+        return out
     }
 
     /// Fills the cache for every state reachable from the start, so no mask pays for a cold entry.
@@ -238,9 +296,9 @@ public final class GrammarTokenIndex: Sendable {
         var pool = StackPool()
         let (start, _) = pool.start(g)
         var frontier = Array(pool.sets[start])
+        var keys = Set(Self.keys(of: frontier, in: pool, grammar: g).map(\.0))
         pool.sets.removeAll()
         var seen = Set(frontier)
-        var keys = Set<MaskKey>()
         var head = 0  // breadth first: shallow states before deep recursion
         while head < frontier.count {
             let n = frontier[head]
@@ -250,6 +308,8 @@ public final class GrammarTokenIndex: Sendable {
             // Successors do not depend on which byte of the terminal was taken.
             pool.sets = [n]
             let (next, _) = pool.advance(g, 0..<1, byte)
+            // Masks key alternatives pushed together as one group.
+            for (k, _) in Self.keys(of: Array(pool.sets[next]), in: pool, grammar: g) { keys.insert(k) }
             for s in pool.sets[next] where !seen.contains(s) {
                 seen.insert(s)
                 frontier.append(s)
@@ -293,10 +353,10 @@ public final class GrammarTokenIndex: Sendable {
         let g = grammar
         let trie = tokens.trie
         // Rebuild the known frames; below them is either the real root or the unknown.
-        let q = Self.stack(of: key, in: &pool)
+        let start = stacks(of: key, in: &pool)
 
-        var startSet = dfa.intern([q], &pool)
-        if anyFirstByte, let b = g.terminals[Int(pool.pos[Int(q)])].first {
+        var startSet = dfa.intern(start, &pool)
+        if anyFirstByte, start.count == 1, let b = g.terminals[Int(pool.pos[Int(start[0])])].first {
             // Every first byte goes where the terminal's own bytes go; a set of its own, so a
             // path that meets the real top again later reads its real bytes.
             startSet = dfa.opaque(row: dfa.fill(startSet, b, &pool))
