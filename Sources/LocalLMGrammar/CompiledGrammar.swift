@@ -139,21 +139,16 @@ public final class CompiledGrammar: Sendable {
     /// fuzzer on `^Z-\u{FFFD}[]…]$`). A rule left with no alternative, and a root that derives
     /// nothing, match nothing: their one alternative is an empty byte set, as `Grammar.nothing`'s.
     static func productive(_ g: Grammar) -> Grammar {
-        var productive = [Bool](repeating: false, count: g.rules.count)
+        let productive = fixedPoint(g) { sym in
+            if case .bytes(let set) = sym { return set.isEmpty ? .never : .holds }
+            return .ifRule
+        }
         func derives(_ alt: [Grammar.Symbol]) -> Bool {
             alt.allSatisfy { sym in
                 switch sym {
                 case .bytes(let set): !set.isEmpty
-                case .rule(let r): productive[r]
+                case .rule(let r): g.rules.indices.contains(r) && productive[r]
                 }
-            }
-        }
-        var changed = true
-        while changed {
-            changed = false
-            for (i, rule) in g.rules.enumerated() where !productive[i] && rule.alternatives.contains(where: derives) {
-                productive[i] = true
-                changed = true
             }
         }
         let pruned = g.rules.map { rule -> Grammar.Rule in
@@ -168,21 +163,56 @@ public final class CompiledGrammar: Sendable {
 
     /// Rules that can derive the empty string.
     static func nullableRules(_ g: Grammar) -> [Bool] {
-        var nullable = [Bool](repeating: false, count: g.rules.count)
-        var changed = true
-        while changed {
-            changed = false
-            for (i, rule) in g.rules.enumerated() where !nullable[i] {
-                let isNullable = rule.alternatives.contains { alt in
-                    alt.allSatisfy { sym in
-                        if case .rule(let r) = sym { return g.rules.indices.contains(r) && nullable[r] }
-                        return false
+        fixedPoint(g) { sym in
+            if case .bytes = sym { return .never }
+            return .ifRule
+        }
+    }
+
+    enum SymbolTest { case holds, never, ifRule }
+
+    /// The least set of rules with an alternative whose every symbol `test` accepts (a reference
+    /// counting when its rule is in the set): productive rules, nullable rules. A worklist, linear
+    /// in the grammar's size: a round-robin fixed point is quadratic on long chains of rules (a
+    /// large schema's compile took seconds in it).
+    static func fixedPoint(_ g: Grammar, _ test: (Grammar.Symbol) -> SymbolTest) -> [Bool] {
+        var inSet = [Bool](repeating: false, count: g.rules.count)
+        var missing: [Int32] = []            // per alternative: references not yet in the set
+        var owner: [Int32] = []              // per alternative: its rule
+        var users = [[Int32]](repeating: [], count: g.rules.count)  // per rule: alternatives referencing it (once per reference)
+        var queue: [Int32] = []
+        for (r, rule) in g.rules.enumerated() {
+            for alt in rule.alternatives {
+                let a = Int32(missing.count)
+                var count: Int32 = 0
+                var possible = true
+                for sym in alt {
+                    switch test(sym) {
+                    case .holds: break
+                    case .never: possible = false
+                    case .ifRule:
+                        guard case .rule(let ref) = sym, g.rules.indices.contains(ref) else { possible = false; continue }
+                        users[ref].append(a)
+                        count += 1
                     }
                 }
-                if isNullable { nullable[i] = true; changed = true }
+                missing.append(possible ? count : -1)
+                owner.append(Int32(r))
+                if possible && count == 0 { queue.append(a) }
             }
         }
-        return nullable
+        var head = 0
+        while head < queue.count {
+            let r = Int(owner[Int(queue[head])])
+            head += 1
+            if inSet[r] { continue }
+            inSet[r] = true
+            for a in users[r] where missing[Int(a)] > 0 {
+                missing[Int(a)] -= 1
+                if missing[Int(a)] == 0 { queue.append(a) }
+            }
+        }
+        return inSet
     }
 
     /// A rule that can reach itself at the left edge (through nullable prefixes) without consuming

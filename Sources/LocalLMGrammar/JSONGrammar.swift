@@ -20,6 +20,8 @@ struct JSONGrammar {
     private var stringTailRule: Int?
     private var nonASCIITailRule: Int?
     private var contentStarRule: Int?
+    /// Per scalar class: its JSON-escaped character rule and `class-star` (`countedClassContent`).
+    private var classStars: [[ClosedRange<UInt32>]: (Int, Int)] = [:]
 
     init(whitespace: JSONWhitespace) { self.whitespace = whitespace }
 
@@ -92,7 +94,29 @@ struct JSONGrammar {
     mutating func countedContent(min: Int, max: Int?, _ b: inout GrammarBuilder) -> [Symbol] {
         let c = char(&b)
         guard case .rule(let charID) = c.first else { return [] }
-        let star = contentStar(&b)
+        return countedContent(min: min, max: max, char: charID, star: contentStar(&b), &b)
+    }
+
+    /// Content of `min...max` characters of one scalar class (JSON-escaped where JSON requires),
+    /// as `countedContent`, with `class-star ::= class class-star | ε` as the unbounded twin.
+    mutating func countedClassContent(_ ranges: [ClosedRange<UInt32>], min: Int, max: Int?, _ b: inout GrammarBuilder) -> [Symbol] {
+        let normalized = UTF8Ranges.normalize(ranges)
+        if let (charID, star) = classStars[normalized] {
+            return countedContent(min: min, max: max, char: charID, star: star, &b)
+        }
+        let cls = Self.jsonStringClass(normalized, &b)
+        let charID: Int
+        if cls.count == 1, case .rule(let r) = cls[0] { charID = r } else { charID = b.rule("jchar", [cls]) }
+        let star = b.newRule("class-star")
+        b.setAlternatives(star, [[.rule(charID), .rule(star)], []])
+        classStars[normalized] = (charID, star)
+        return countedContent(min: min, max: max, char: charID, star: star, &b)
+    }
+
+    private mutating func countedContent(min: Int, max: Int?, char charID: Int, star: Int, _ b: inout GrammarBuilder) -> [Symbol] {
+        let c: [Symbol] = [.rule(charID)]
+        if max == 0 { return [] }
+        if min == 0 && max == nil { return [.rule(star)] }
         let positions = max ?? min
         var next: Int? = max == nil ? star : nil
         for i in stride(from: positions - 1, through: 0, by: -1) {

@@ -221,6 +221,21 @@ struct JSONSchemaCompiler {
         } else {
             lengthIsFree = implied.min >= minLength
         }
+        if languages.count == 1, let run = try? ScalarAutomaton(first).determinized().trimmed().singleClassRun() {
+            // A run of one class (`^[a-z0-9_]{3,30}$`): a counted chain over the class, whose
+            // token masks come from the unbounded run's (see `JSONGrammar.countedContent`).
+            let lo = max(run.min, minLength)
+            let hi: Int? = switch (run.max, maxLength) {
+            case let (a?, b?): min(a, b)
+            case let (a?, nil): a
+            case let (nil, b?): b
+            case (nil, nil): nil
+            }
+            if let hi, hi < lo { return [.rule(b.rule("never", []))] }
+            if hi.map({ $0 <= GrammarBuilder.maxRepetition }) ?? (lo <= GrammarBuilder.maxRepetition) {
+                return json.quoted(json.countedClassContent(run.0, min: lo, max: hi, &b), &b)
+            }
+        }
         if languages.count == 1 && lengthIsFree { return json.quoted(try regularContent(first), &b) }
         // Otherwise intersect pattern ∩ format ∩ length as deterministic automata over code points.
         var automaton = try ScalarAutomaton(first).determinized()

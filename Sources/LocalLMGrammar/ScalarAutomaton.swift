@@ -92,6 +92,38 @@ struct ScalarAutomaton {
     }
 
     /// Without states that cannot reach an accepting state (the start is kept, possibly dead).
+    /// When every string of the language is a run of one class's scalars with a length in an
+    /// interval (`[a-z]+`, `^[0-9A-F]{2,8}$`): the class and the interval (max nil: unbounded).
+    /// Expects a deterministic, trimmed automaton (one edge per state when one class is used).
+    func singleClassRun() -> (Ranges, min: Int, max: Int?)? {
+        var cls: Ranges? = nil
+        for list in edges {
+            guard list.count <= 1 else { return nil }
+            if let e = list.first {
+                if cls == nil { cls = e.ranges } else if cls != e.ranges { return nil }
+            }
+        }
+        guard let cls, !cls.isEmpty else { return nil }
+        var q = start, length = 0
+        var lo: Int? = nil
+        var visited = Set<Int>()
+        var closed = false  // an accepting run ended: a later accepting length would leave a gap
+        while true {
+            visited.insert(q)
+            if accepting[q] {
+                if closed { return nil }
+                if lo == nil { lo = length }
+            } else if lo != nil {
+                closed = true
+            }
+            guard let e = edges[q].first else { return lo.map { (cls, $0, length) } }
+            if e.to == q { return accepting[q] && !closed ? lo.map { (cls, $0, nil) } : nil }
+            if visited.contains(e.to) { return nil }
+            q = e.to
+            length += 1
+        }
+    }
+
     func trimmed() -> ScalarAutomaton {
         var reverse = [[Int]](repeating: [], count: edges.count)
         for (q, list) in edges.enumerated() { for e in list { reverse[e.to].append(q) } }

@@ -73,6 +73,40 @@ import LocalLMTestSupport
         #expect(checked >= 20)
     }
 
+    /// A pattern that is a run of one class (`^[C]{a,b}$`, `^[C]+$`) with or without lengths is a
+    /// counted chain over the class: brute force at every position, the class taking `"` and `\`
+    /// (escaped forms) and non-ASCII letters.
+    static let classRuns: [(String, Int?, Int?)] = [
+        (#"^[a-c\\\\\"é]+$"#, nil, 4), (#"^[a-c\\\\\"é]{2,3}$"#, nil, nil), (#"^[a-c\\\\\"é]*$"#, 2, 5),
+        (#"^[abcd]{1,6}$"#, 3, nil),
+    ]
+
+    @Test(arguments: 0..<classRuns.count)
+    func classRunPositionsEqualBruteForce(_ which: Int) throws {
+        let (pattern, lo, hi) = Self.classRuns[which]
+        var schema = #"{"type":"object","properties":{"s":{"type":"string","pattern":"\#(pattern)""#
+        if let lo { schema += #","minLength":\#(lo)"# }
+        if let hi { schema += #","maxLength":\#(hi)"# }
+        schema += "}},\"required\":[\"s\"],\"additionalProperties\":false}"
+        let grammar = try CompiledGrammar(jsonSchema: schema)
+        #expect(!grammar.countedFrames.isEmpty, "\(pattern) is not a counted chain")
+        let index = GrammarTokenIndex(grammar: grammar, tokens: Self.table)
+        var checked = 0
+        for content in ["abcabca", #"\"\\\u00e9ab"#, "éaébc"] {
+            var m = GrammarMatcher(index)
+            var mask = [UInt64](repeating: 0, count: Self.table.maskWordCount)
+            for byte in Array(#"{"s":""#.utf8) + Array(content.utf8) {
+                m.fillNextTokenBitmask(into: &mask)
+                checked += 1
+                if let d = TokenMaskTests.bruteForceDifference(m, mask, Self.table) {
+                    Issue.record("\(pattern) min \(lo ?? -1) max \(hi ?? -1) after \(checked) bytes of \(content.debugDescription): \(d)")
+                }
+                guard m.accept(bytes: [byte]) else { break }
+            }
+        }
+        #expect(checked >= 15)
+    }
+
     /// The same on SmolLM2's real vocabulary, along walks sampled from the masks.
     @Test func realVocabularyWalksEqualBruteForce() throws {
         let table = try #require(TokenFixtures.smolLM2)
