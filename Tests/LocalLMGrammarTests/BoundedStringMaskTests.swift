@@ -57,20 +57,26 @@ import LocalLMTestSupport
         let index = GrammarTokenIndex(grammar: grammar, tokens: Self.table)
         // Contents that walk the positions with one-byte, escaped, multi-byte and cut-off characters.
         let contents = ["abcdefg", #"\"\\\u00e9xyz"#, "éa😀bé", #"\uD83D\uDE00\uD83D\uDE00abc"#]
+        #expect(Self.checkEveryPosition(index, contents, label: "min \(lo) max \(hi.map(String.init) ?? "-")") >= 20)
+    }
+
+    /// Feeds `{"s":"` and each content byte by byte, checking the mask before every byte against
+    /// brute force (until the grammar refuses a byte). Returns the masks checked.
+    static func checkEveryPosition(_ index: GrammarTokenIndex, _ contents: [String], label: String) -> Int {
         var checked = 0
         for content in contents {
             var m = GrammarMatcher(index)
-            var mask = [UInt64](repeating: 0, count: Self.table.maskWordCount)
+            var mask = [UInt64](repeating: 0, count: index.tokens.maskWordCount)
             for byte in Array(#"{"s":""#.utf8) + Array(content.utf8) {
                 m.fillNextTokenBitmask(into: &mask)
                 checked += 1
-                if let d = TokenMaskTests.bruteForceDifference(m, mask, Self.table) {
-                    Issue.record("min \(lo) max \(hi.map(String.init) ?? "-") after \(checked) bytes of \(content.debugDescription): \(d)")
+                if let d = TokenMaskTests.bruteForceDifference(m, mask, index.tokens) {
+                    Issue.record("\(label) after \(checked) bytes of \(content.debugDescription): \(d)")
                 }
                 guard m.accept(bytes: [byte]) else { break }
             }
         }
-        #expect(checked >= 20)
+        return checked
     }
 
     /// A pattern that is a run of one class (`^[C]{a,b}$`, `^[C]+$`) with or without lengths is a
@@ -91,20 +97,8 @@ import LocalLMTestSupport
         let grammar = try CompiledGrammar(jsonSchema: schema)
         #expect(!grammar.countedFrames.isEmpty, "\(pattern) is not a counted chain")
         let index = GrammarTokenIndex(grammar: grammar, tokens: Self.table)
-        var checked = 0
-        for content in ["abcabca", #"\"\\\u00e9ab"#, "éaébc"] {
-            var m = GrammarMatcher(index)
-            var mask = [UInt64](repeating: 0, count: Self.table.maskWordCount)
-            for byte in Array(#"{"s":""#.utf8) + Array(content.utf8) {
-                m.fillNextTokenBitmask(into: &mask)
-                checked += 1
-                if let d = TokenMaskTests.bruteForceDifference(m, mask, Self.table) {
-                    Issue.record("\(pattern) min \(lo ?? -1) max \(hi ?? -1) after \(checked) bytes of \(content.debugDescription): \(d)")
-                }
-                guard m.accept(bytes: [byte]) else { break }
-            }
-        }
-        #expect(checked >= 15)
+        let label = "\(pattern) min \(lo ?? -1) max \(hi ?? -1)"
+        #expect(Self.checkEveryPosition(index, ["abcabca", #"\"\\\u00e9ab"#, "éaébc"], label: label) >= 15)
     }
 
     /// The same on SmolLM2's real vocabulary, along walks sampled from the masks.
@@ -112,17 +106,6 @@ import LocalLMTestSupport
         let table = try #require(TokenFixtures.smolLM2)
         let schema = #"{"type":"object","properties":{"a":{"type":"string","minLength":3,"maxLength":7},"b":{"type":"string","minLength":2}},"required":["a","b"],"additionalProperties":false}"#
         let index = GrammarTokenIndex(grammar: try CompiledGrammar(jsonSchema: schema), tokens: table)
-        var checked = 0
-        for seed in UInt64(1)...4 {
-            var step = 0
-            let out = sampleWalk(index, seed: seed, maxTokens: 30) { m, mask in
-                step += 1
-                guard step % 2 == 1 else { return }
-                checked += 1
-                if let d = TokenMaskTests.bruteForceDifference(m, mask, table) { Issue.record("seed \(seed): \(d)") }
-            }
-            if let out { #expect(matches(index.grammar, String(decoding: out, as: UTF8.self))) }
-        }
-        #expect(checked >= 8)
+        #expect(TokenMaskTests.checkSampledWalks(index, seeds: 1...4, maxTokens: 30, every: 2) >= 8)
     }
 }

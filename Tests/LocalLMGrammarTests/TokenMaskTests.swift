@@ -34,23 +34,29 @@ import LocalLMTokenizers
         return nil
     }
 
+    /// Walks sampled from the masks (one per seed), checking every `every`-th mask against brute
+    /// force and that each finished walk matches the grammar. Returns the masks checked.
+    static func checkSampledWalks(_ index: GrammarTokenIndex, seeds: ClosedRange<UInt64>, maxTokens: Int, every: Int) -> Int {
+        var checked = 0
+        for seed in seeds {
+            var step = 0
+            let out = sampleWalk(index, seed: seed, maxTokens: maxTokens) { m, mask in
+                step += 1
+                guard step % every == 1 else { return }
+                checked += 1
+                if let difference = bruteForceDifference(m, mask, index.tokens) { Issue.record("seed \(seed): \(difference)") }
+            }
+            if let out { #expect(matches(index.grammar, String(decoding: out, as: UTF8.self))) }
+        }
+        return checked
+    }
+
     @Test(arguments: 0..<grammars.count)
     func maskEqualsBruteForce(_ which: Int) throws {
         let table = try #require(TokenFixtures.smolLM2)
         let (kind, src) = Self.grammars[which]
         let index = GrammarTokenIndex(grammar: try Self.grammar(kind, src), tokens: table)
-        var checked = 0
-        for seed in UInt64(1)...3 {
-            var step = 0
-            let out = sampleWalk(index, seed: seed, maxTokens: 40) { m, mask in
-                step += 1
-                guard step % 4 == 1 else { return }
-                checked += 1
-                if let difference = Self.bruteForceDifference(m, mask, table) { Issue.record("\(difference)") }
-            }
-            if let out { #expect(matches(index.grammar, String(decoding: out, as: UTF8.self))) }
-        }
-        #expect(checked >= 3)
+        #expect(Self.checkSampledWalks(index, seeds: 1...3, maxTokens: 40, every: 4) >= 3)
     }
 
     /// Objects open to further members, read as MaskBench reads schemas: a key that leaves the
