@@ -79,11 +79,13 @@ public struct ByteSet: Hashable, Sendable {
     /// The lowest and highest byte when the set is exactly the bytes between them (nil when empty
     /// or not contiguous).
     var singleRange: (UInt8, UInt8)? {
-        guard let lo = first else { return nil }
-        let words = [w3, w2, w1, w0]
-        var hi = 0
-        for (k, w) in words.enumerated() where w != 0 { hi = (3 - k) * 64 + 63 - w.leadingZeroBitCount; break }
-        return count == hi - Int(lo) + 1 ? (lo, UInt8(hi)) : nil
+        // Read from the words directly: signatures ask this of every terminal they write.
+        let lo = w0 != 0 ? w0.trailingZeroBitCount : w1 != 0 ? 64 + w1.trailingZeroBitCount
+            : w2 != 0 ? 128 + w2.trailingZeroBitCount : w3 != 0 ? 192 + w3.trailingZeroBitCount : -1
+        guard lo >= 0 else { return nil }
+        let hi = w3 != 0 ? 255 - w3.leadingZeroBitCount : w2 != 0 ? 191 - w2.leadingZeroBitCount
+            : w1 != 0 ? 127 - w1.leadingZeroBitCount : 63 - w0.leadingZeroBitCount
+        return count == hi - lo + 1 ? (UInt8(lo), UInt8(hi)) : nil
     }
 
     /// The members in increasing order.

@@ -86,8 +86,9 @@ public final class CompiledGrammar: Sendable {
         self.ruleNames = grammar.rules.map(\.name)
         self.root = Int32(grammar.root)
         self.grammar = grammar
-        (countedFrames, characterStarts, countedCharacterRules) = Self.countedFrames(grammar, kinds: kinds, starts: starts)
         let terminalStarts = starts.map { $0.filter { kinds[Int($0)] == .terminal } }
+        (countedFrames, countedCharacterRules) = Self.countedFrames(grammar, starts: starts)
+        characterStarts = Set(countedCharacterRules.flatMap { terminalStarts[Int($0)] })
         var groupRule = [Int32](repeating: -1, count: kinds.count)
         // Only character-class rules (every alternative a run of terminals): rules with
         // references keep one key per alternative, whose first-byte entries are shared.
@@ -103,10 +104,8 @@ public final class CompiledGrammar: Sendable {
     }
 
     /// The recorded chains whose rules have the shape `CountedChain` describes (others are left out).
-    private static func countedFrames(_ g: Grammar, kinds: [Kind], starts: [[Int32]])
-        -> ([Int32: CountedFrame], Set<Int32>, Set<Int32>) {
+    private static func countedFrames(_ g: Grammar, starts: [[Int32]]) -> ([Int32: CountedFrame], Set<Int32>) {
         var frames: [Int32: CountedFrame] = [:]
-        var characterStarts = Set<Int32>()
         var characterRules = Set<Int32>()
         func charThen(_ rule: Int, _ char: Int, _ next: Int?) -> Int32? {
             guard g.rules.indices.contains(rule), let first = g.rules[rule].alternatives.first,
@@ -125,10 +124,9 @@ public final class CompiledGrammar: Sendable {
                   alternatives.count == 1 || alternatives[1].isEmpty else { continue }
             frames[frame] = CountedFrame(twin: twin, consumed: Int32(c.consumed), min: Int32(c.min),
                                          max: c.max.map { Int32($0) } ?? -1)
-            for p in starts[c.char] where kinds[Int(p)] == .terminal { characterStarts.insert(p) }
             characterRules.insert(Int32(c.char))
         }
-        return (frames, characterStarts, characterRules)
+        return (frames, characterRules)
     }
 
     public var positionCount: Int { kinds.count }

@@ -17,7 +17,6 @@ extension GrammarMatcher {
         if stacks.isEmpty { return }
         let mark = pool.mark
         defer { pool.truncate(to: mark) }
-        // Stacks sharing a key share a cache entry; uncertain tokens are checked against them together.
         // A rule's alternatives pushed together share a group entry; other stacks sharing a key
         // share its entry; uncertain tokens are checked against each entry's stacks together.
         for (key, group) in GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar) {

@@ -51,23 +51,21 @@ final class StringContentSets: Sendable {
 
     /// Tokens that begin at most `k` characters (whether or not they close the string).
     func atMost(_ k: Int32, _ tokens: TokenTable) -> [UInt64] {
-        if let s = atMost.withLock({ $0[k] }) { return s }
-        let s = Self.bits(tokens) { $0 >> 1 <= k }
-        atMost.withLock { $0[k] = s }
-        return s
+        Self.cached(atMost, k, tokens) { $0 >> 1 <= k }
     }
 
     /// Tokens that close the string after fewer than `k` characters.
     func closingBelow(_ k: Int32, _ tokens: TokenTable) -> [UInt64] {
-        if let s = closingBelow.withLock({ $0[k] }) { return s }
-        let s = Self.bits(tokens) { $0 & 1 == 1 && $0 >> 1 < k }
-        closingBelow.withLock { $0[k] = s }
-        return s
+        Self.cached(closingBelow, k, tokens) { $0 & 1 == 1 && $0 >> 1 < k }
     }
 
-    private static func bits(_ tokens: TokenTable, _ keep: (Int32) -> Bool) -> [UInt64] {
+    /// The set for `k` in `table`, built (tokens whose `stringContent` `keep` takes) the first time.
+    private static func cached(_ table: borrowing SanitizableMutex<[Int32: [UInt64]]>, _ k: Int32, _ tokens: TokenTable,
+                               _ keep: (Int32) -> Bool) -> [UInt64] {
+        if let s = table.withLock({ $0[k] }) { return s }
         var words = [UInt64](repeating: 0, count: tokens.maskWordCount)
         for (t, v) in tokens.stringContent.enumerated() where keep(v) { words[t >> 6] |= 1 << UInt64(t & 63) }
+        table.withLock { $0[k] = words }
         return words
     }
 }
