@@ -257,8 +257,62 @@ TARGET void locallm_avx2_rows_q4_0(const uint8_t *base, long stride, const local
                                    float *y, long start, long end) { ROW_LOOP(dot_q4_0) }
 TARGET void locallm_avx2_rows_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { BY_FOURS(q4_1) }
+/// Q5_0's values as unsigned bytes, q | bit·16 in 0…31 (the stored value plus 16).
+INLINE __m256i q5_0_unsigned(const uint8_t *x) {
+    return _mm256_or_si256(nibbles(x + 6), _mm256_and_si256(bytes_from_bits(u32_at(x + 2)), _mm256_set1_epi8(0x10)));
+}
+
+/// 16 × the activation block's sums of four (the int32 lanes of `signed_dot`'s layout): what the +16
+/// of `q5_0_unsigned` adds to each lane of the integer dot product.
+INLINE __m256i q5_0_offsets(const int8_t *yq) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(16), load32(yq)), _mm256_set1_epi16(1));
+}
+
+/// The longest rows (in blocks) whose offsets `locallm_avx2_rows_q5_0` keeps on the stack (32,768
+/// columns); longer rows take the signed four-row kernel, which computes the same values.
+#define Q5_0_MAX_OFFSETS 1024
+
+/// Four Q5_0 rows, each exactly as `dot_q5_0`: the same int32 lanes, formed as unsigned values · y
+/// minus the activation's offsets (`offs[b]`, once per call for every row) rather than with the sign
+/// trick, and the four rows' d · d' products from one conversion and one multiply. The lanes equal
+/// the sign trick's for activations in −127…127, which is all Q8_0 quantization writes (|x|/d with
+/// d = max|x|/127); the sign trick could not negate −128 either.
+TARGET static void four_q5_0_unsigned(const uint8_t *w, long stride, const locallm_activation *a, const __m256i *offs,
+                                      long nb, float *y) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (long b = 0; b < nb; b++) {
+        const long o = 22 * b;
+        locallm_prefetch(ahead + 4 * o);
+        locallm_prefetch(ahead + 4 * o + 64);
+        const __m256i yq = load32(a->qs + 32 * b), off = offs[b];
+        const uint8_t *x0 = w + o, *x1 = x0 + stride, *x2 = x1 + stride, *x3 = x2 + stride;
+        uint16_t h0, h1, h2, h3;
+        memcpy(&h0, x0, 2); memcpy(&h1, x1, 2); memcpy(&h2, x2, 2); memcpy(&h3, x3, 2);
+        const __m128 d = _mm_mul_ps(_mm_cvtph_ps(_mm_setr_epi16((short)h0, (short)h1, (short)h2, (short)h3, 0, 0, 0, 0)),
+                                    _mm_set1_ps(a->scales[b]));
+        const __m256 dd = _mm256_castps128_ps256(d);
+        const uint8_t *xs[4] = {x0, x1, x2, x3};
+#pragma clang loop unroll(full)
+        for (int k = 0; k < 4; k++) {
+            const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(q5_0_unsigned(xs[k]), yq), ones), off);
+            const __m256 dk = _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(k));
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), dk, acc[k]);
+        }
+    }
+    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
+}
+
 TARGET void locallm_avx2_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) { BY_FOURS(q5_0) }
+                                   float *y, long start, long end) {
+    if (nb > Q5_0_MAX_OFFSETS || end - start < 4) { BY_FOURS(q5_0) return; }
+    __m256i offs[Q5_0_MAX_OFFSETS];
+    for (long b = 0; b < nb; b++) offs[b] = q5_0_offsets(a->qs + 32 * b);
+    long r = start;
+    for (; r + 4 <= end; r += 4) four_q5_0_unsigned(base + r * stride, stride, a, offs, nb, y + r);
+    for (; r < end; r++) y[r] = dot_q5_0(base + r * stride, a, nb);
+}
 TARGET void locallm_avx2_rows_q5_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q5_1) }
 
