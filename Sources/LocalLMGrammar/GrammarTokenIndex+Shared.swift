@@ -33,87 +33,217 @@ extension GrammarTokenIndex {
         return n
     }
 
-    private func writeSignature(of key: MaskKey, maxWords: Int, anyFirstByte: Bool) -> [UInt32]? {
+    /// The signature of `key`: its slots in order (group: 9, count, each alternative; frame: 4, what
+    /// follows it; 5 over the unknown; 6 at the root), each reached rule once (7, alternative count,
+    /// each alternative) in the order first met, rules numbered in that order. Nil when longer than
+    /// `maxWords`. Copies each alternative's words from the grammar's `SignatureTemplates` and
+    /// renumbers their rule references.
+    func writeSignature(of key: MaskKey, maxWords: Int, anyFirstByte: Bool) -> [UInt32]? {
         let g = grammar
-        var out: [UInt32] = []
-        out.reserveCapacity(256)
-        var canonical: [Int32: UInt32] = [:]
-        var queue: [Int32] = []
-        var generalTop = anyFirstByte
-        func emit(from p: Int32) -> Bool {
-            var i = Int(p)
-            while i < g.kinds.count {
-                switch g.kinds[i] {
-                case .terminal where generalTop:
-                    generalTop = false
+        return templates.withLock { stored -> [UInt32]? in
+            // Moved out while in use, so that writing an alternative does not copy the arrays.
+            var t = stored ?? SignatureTemplates(positions: g.kinds.count)
+            stored = nil
+            defer { stored = t }
+            var out: [UInt32] = []
+            out.reserveCapacity(min(maxWords + 16, 256))
+            var numbers = RuleNumbers()
+            /// Appends the words of `p` to its alternative's end; with `general`, the terminal at `p`
+            /// as one that takes any byte (8).
+            func emit(from p: Int32, general: Bool) -> Bool {
+                let pi = Int(p)
+                guard t.prepare(pi, g) else { return false }
+                var from = Int(t.offset[pi]), firstRef = Int(t.firstRef[pi])
+                if general {
+                    // Only a terminal is written general (`firstByteEntry` asks for no other).
+                    guard g.kinds[pi] == .terminal else { return false }
                     out.append(8)
-                case .terminal:
-                    let t = g.terminals[i]
-                    if let (lo, hi) = t.singleRange {
-                        // Most terminals are one byte range: two words instead of nine.
-                        out.append(10); out.append(UInt32(lo) << 8 | UInt32(hi))
-                    } else {
-                        out.append(1)
-                        out.append(UInt32(truncatingIfNeeded: t.w0)); out.append(UInt32(truncatingIfNeeded: t.w0 >> 32))
-                        out.append(UInt32(truncatingIfNeeded: t.w1)); out.append(UInt32(truncatingIfNeeded: t.w1 >> 32))
-                        out.append(UInt32(truncatingIfNeeded: t.w2)); out.append(UInt32(truncatingIfNeeded: t.w2 >> 32))
-                        out.append(UInt32(truncatingIfNeeded: t.w3)); out.append(UInt32(truncatingIfNeeded: t.w3 >> 32))
-                    }
-                case .rule:
-                    let r = g.ruleRefs[i]
-                    let c: UInt32
-                    if let known = canonical[r] { c = known } else {
-                        c = UInt32(canonical.count)
-                        canonical[r] = c
-                        queue.append(r)
-                    }
-                    out.append(2); out.append(c)
-                case .end:
-                    out.append(3)
-                    return out.count <= maxWords
+                    from = Int(t.offset[pi + 1])
+                    firstRef = Int(t.firstRef[pi + 1])
                 }
-                if out.count > maxWords { return false }
-                i += 1
+                let end = Int(t.alternativeEnd[pi])
+                guard out.count + end - from <= maxWords else { return false }
+                let base = out.count - from
+                t.words.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[from..<end])) }
+                var k = firstRef
+                while k < t.ruleWords.count {
+                    let at = Int(t.ruleWords[k])
+                    if at >= end { break }
+                    out[base + at] = numbers.number(of: out[base + at])
+                    k += 1
+                }
+                return true
             }
-            return false
-        }
-        for v in key.slots {
-            if v == 0 { out.append(5); break }
-            if v == Self.rootMark { out.append(6); break }
-            if v & Self.groupMark != 0 {
-                // A group: every terminal-first alternative of the rule, in order.
-                let rule = Int(v & ~Self.groupMark)
-                guard g.terminalStarts.indices.contains(rule) else { return nil }
-                out.append(9); out.append(UInt32(g.terminalStarts[rule].count))
-                for s in g.terminalStarts[rule] { guard emit(from: s) else { return nil } }
-                continue
+            var first = true
+            for v in key.slots {
+                if v == 0 { out.append(5); break }
+                if v == Self.rootMark { out.append(6); break }
+                if v & Self.groupMark != 0 {
+                    // A group: every terminal-first alternative of the rule, in order.
+                    let rule = Int(v & ~Self.groupMark)
+                    guard g.terminalStarts.indices.contains(rule) else { return nil }
+                    out.append(9); out.append(UInt32(g.terminalStarts[rule].count))
+                    for s in g.terminalStarts[rule] { guard emit(from: s, general: false) else { return nil } }
+                    first = false
+                    continue
+                }
+                out.append(4)
+                guard emit(from: Int32(v) - 1, general: anyFirstByte && first) else { return nil }
+                first = false
             }
-            out.append(4)
-            guard emit(from: Int32(v) - 1) else { return nil }
+            var head = 0
+            while head < numbers.order.count {
+                let r = Int(numbers.order[head])
+                head += 1
+                guard g.ruleStarts.indices.contains(r) else { return nil }
+                out.append(7); out.append(UInt32(g.ruleStarts[r].count))
+                for s in g.ruleStarts[r] { guard emit(from: s, general: false) else { return nil } }
+            }
+            return out
         }
-        var head = 0
-        while head < queue.count {
-            let r = Int(queue[head])
-            head += 1
-            out.append(7); out.append(UInt32(g.ruleStarts[r].count))
-            for s in g.ruleStarts[r] { guard emit(from: s) else { return nil } }
-        }
-        return out
     }
 }
 
-/// The shared entries of one vocabulary, bounded in count.
+/// Rule ids numbered in the order first met: a small open-addressing table that grows (most
+/// signatures reach a handful of rules; none more than half their words).
+private struct RuleNumbers {
+    private var slots = [Int64](repeating: -1, count: 64)
+    private(set) var order: [UInt32] = []
+
+    mutating func number(of rule: UInt32) -> UInt32 {
+        if 2 * (order.count + 1) > slots.count { grow() }
+        let mask = slots.count - 1
+        var h = Int(truncatingIfNeeded: (UInt64(rule) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while true {
+            let v = slots[h]
+            if v < 0 {
+                let c = UInt32(order.count)
+                slots[h] = Int64(rule) << 32 | Int64(c)
+                order.append(rule)
+                return c
+            }
+            if UInt32(truncatingIfNeeded: v >> 32) == rule { return UInt32(truncatingIfNeeded: v) }
+            h = (h &+ 1) & mask
+        }
+    }
+
+    private mutating func grow() {
+        slots = [Int64](repeating: -1, count: slots.count * 4)
+        let mask = slots.count - 1
+        for (c, rule) in order.enumerated() {
+            var h = Int(truncatingIfNeeded: (UInt64(rule) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+            while slots[h] >= 0 { h = (h &+ 1) & mask }
+            slots[h] = Int64(rule) << 32 | Int64(c)
+        }
+    }
+}
+
+/// The signature words of a grammar's positions, written an alternative at a time as signatures
+/// first reach it: a position's words run to the end of its alternative (terminal: 10 and its one
+/// range as lo·256 + hi, or 1 and its eight 32-bit words; rule reference: 2 and the rule's id,
+/// renumbered when copied; end: 3).
+struct SignatureTemplates {
+    /// The alternatives written so far, each contiguous.
+    private(set) var words: [UInt32] = []
+    /// Per position: where its words begin, −1 until written.
+    private(set) var offset: [Int32]
+    /// Per position: where its alternative's words end.
+    private(set) var alternativeEnd: [Int32]
+    /// Offsets in `words` of the rule ids: ascending within an alternative, alternatives in the
+    /// order written (later ones at larger offsets).
+    private(set) var ruleWords: [Int32] = []
+    /// Per position: the index in `ruleWords` of the first at or after its words.
+    private(set) var firstRef: [Int32]
+
+    init(positions n: Int) {
+        offset = [Int32](repeating: -1, count: n)
+        alternativeEnd = [Int32](repeating: -1, count: n)
+        firstRef = [Int32](repeating: -1, count: n)
+    }
+
+    /// Writes the alternative holding position `p` if not yet written. False when `p` is out of
+    /// range or its alternative has no end.
+    mutating func prepare(_ p: Int, _ g: CompiledGrammar) -> Bool {
+        guard p >= 0, p < alternativeEnd.count else { return false }
+        if offset[p] >= 0 { return alternativeEnd[p] >= 0 }
+        // The alternative begins after the previous end (positions are laid out alternative by
+        // alternative); write it from there through its end.
+        var start = p
+        while start > 0 && g.kinds[start - 1] != .end { start -= 1 }
+        let n = g.kinds.count
+        var i = start
+        while i < n {
+            offset[i] = Int32(words.count)
+            firstRef[i] = Int32(ruleWords.count)
+            switch g.kinds[i] {
+            case .terminal:
+                let t = g.terminals[i]
+                if let (lo, hi) = t.singleRange {
+                    words.append(10); words.append(UInt32(lo) << 8 | UInt32(hi))
+                } else {
+                    words.append(1)
+                    words.append(UInt32(truncatingIfNeeded: t.w0)); words.append(UInt32(truncatingIfNeeded: t.w0 >> 32))
+                    words.append(UInt32(truncatingIfNeeded: t.w1)); words.append(UInt32(truncatingIfNeeded: t.w1 >> 32))
+                    words.append(UInt32(truncatingIfNeeded: t.w2)); words.append(UInt32(truncatingIfNeeded: t.w2 >> 32))
+                    words.append(UInt32(truncatingIfNeeded: t.w3)); words.append(UInt32(truncatingIfNeeded: t.w3 >> 32))
+                }
+            case .rule:
+                words.append(2)
+                ruleWords.append(Int32(words.count))
+                words.append(UInt32(bitPattern: g.ruleRefs[i]))
+            case .end:
+                words.append(3)
+            }
+            if g.kinds[i] == .end { break }
+            i += 1
+        }
+        let end: Int32 = i < n ? Int32(words.count) : -1
+        for q in start..<min(i + 1, n) { alternativeEnd[q] = end }
+        return end >= 0
+    }
+}
+
+/// The shared entries of one vocabulary, bounded in memory: two generations, the newer taking every
+/// store and every hit found only in the older; when the newer holds half the budget, the older is
+/// dropped and the newer becomes the older. Entries met again (a string's content, a number, a
+/// structure a family of schemas repeats) thus stay however many schemas pass, and memory stays
+/// under `maxBytes` (an entry in both generations is one array, counted in each).
 final class SharedMaskEntries: Sendable {
-    static let maxEntries = 4096
-    private let entries = SanitizableMutex<[HashedWords<UInt32>: MaskEntry]>([:])
+    /// Bytes of entries kept at most (both generations).
+    static let maxBytes = 64 << 20
+
+    private struct Generations {
+        var newer: [HashedWords<UInt32>: MaskEntry] = [:]
+        var older: [HashedWords<UInt32>: MaskEntry] = [:]
+        var newerBytes = 0
+
+        mutating func insert(_ key: HashedWords<UInt32>, _ entry: MaskEntry, words: Int) {
+            guard newer[key] == nil else { return }
+            let bytes = entry.byteCount + 4 * words
+            if newerBytes + bytes > SharedMaskEntries.maxBytes / 2 {
+                older = newer
+                newer = [:]
+                newerBytes = 0
+            }
+            newer[key] = entry
+            newerBytes += bytes
+        }
+    }
+
+    private let generations = SanitizableMutex(Generations())
 
     func entry(_ signature: [UInt32]) -> MaskEntry? {
         let key = HashedWords(signature)
-        return entries.withLock { $0[key] }
+        return generations.withLock { g in
+            if let e = g.newer[key] { return e }
+            guard let e = g.older[key] else { return nil }
+            g.insert(key, e, words: signature.count)
+            return e
+        }
     }
 
     func store(_ signature: [UInt32], _ entry: MaskEntry) {
         let key = HashedWords(signature)
-        entries.withLock { if $0.count < Self.maxEntries { $0[key] = entry } }
+        generations.withLock { $0.insert(key, entry, words: signature.count) }
     }
 }

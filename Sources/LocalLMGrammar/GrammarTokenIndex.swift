@@ -21,6 +21,8 @@ public final class GrammarTokenIndex: Sendable {
     private let unsharable = SanitizableMutex<Set<MaskKey>>([])
     /// Per position: the length of the signature of a key holding only it (see `reachWords`).
     let reach = SanitizableMutex<[Int32: Int32]>([:])
+    /// The grammar's signature words, written as signatures reach them (see `SignatureTemplates`).
+    let templates = SanitizableMutex<SignatureTemplates?>(nil)
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what
@@ -575,6 +577,9 @@ struct MaskEntry: Sendable {
     /// Uncertain ids in trie order, with each one's common prefix length with the previous one.
     let uncertain: [Int32]
     let uncertainPrefix: [Int32]
+
+    /// The bytes its arrays hold.
+    var byteCount: Int { 8 * acceptedWords.count + 4 * (acceptedList.count + uncertain.count + uncertainPrefix.count) }
 
     init(accepted: TokenRanges, uncertain ranges: TokenRanges, order: [Int32], tokens: TokenTable) {
         let words = tokens.maskWordCount
