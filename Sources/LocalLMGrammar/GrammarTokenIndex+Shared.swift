@@ -112,29 +112,25 @@ private struct RuleNumbers {
 
     mutating func number(of rule: UInt32) -> UInt32 {
         if 2 * (order.count + 1) > slots.count { grow() }
-        let mask = slots.count - 1
-        var h = Int(truncatingIfNeeded: (UInt64(rule) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-        while true {
-            let v = slots[h]
-            if v < 0 {
-                let c = UInt32(order.count)
-                slots[h] = Int64(rule) << 32 | Int64(c)
-                order.append(rule)
-                return c
-            }
-            if UInt32(truncatingIfNeeded: v >> 32) == rule { return UInt32(truncatingIfNeeded: v) }
-            h = (h &+ 1) & mask
-        }
+        let h = Self.slot(of: rule, in: slots)
+        if slots[h] >= 0 { return UInt32(truncatingIfNeeded: slots[h]) }
+        let c = UInt32(order.count)
+        slots[h] = Int64(rule) << 32 | Int64(c)
+        order.append(rule)
+        return c
     }
 
     private mutating func grow() {
         slots = [Int64](repeating: -1, count: slots.count * 4)
+        for (c, rule) in order.enumerated() { slots[Self.slot(of: rule, in: slots)] = Int64(rule) << 32 | Int64(c) }
+    }
+
+    /// Where `rule` is in `slots`, or the empty slot where it would go (linear probing).
+    private static func slot(of rule: UInt32, in slots: [Int64]) -> Int {
         let mask = slots.count - 1
-        for (c, rule) in order.enumerated() {
-            var h = Int(truncatingIfNeeded: (UInt64(rule) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-            while slots[h] >= 0 { h = (h &+ 1) & mask }
-            slots[h] = Int64(rule) << 32 | Int64(c)
-        }
+        var h = Int(truncatingIfNeeded: (UInt64(rule) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while slots[h] >= 0 && UInt32(truncatingIfNeeded: slots[h] >> 32) != rule { h = (h &+ 1) & mask }
+        return h
     }
 }
 
