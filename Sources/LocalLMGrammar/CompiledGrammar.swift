@@ -57,8 +57,13 @@ public final class CompiledGrammar: Sendable {
         }
         let grammar = Self.productive(grammar)
         try Self.checkLeftRecursion(grammar)
+        var positions = 0
+        for rule in grammar.rules { for alt in rule.alternatives { positions += alt.count + 1 } }
+        if positions > Self.maxPositions { throw .tooLarge(message: "more than \(Self.maxPositions) positions") }
         var kinds: [Kind] = [], refs: [Int32] = [], terms: [ByteSet] = []
+        kinds.reserveCapacity(positions); refs.reserveCapacity(positions); terms.reserveCapacity(positions)
         var starts: [[Int32]] = []
+        starts.reserveCapacity(grammar.rules.count)
         for rule in grammar.rules {
             var ruleStarts: [Int32] = []
             for alt in rule.alternatives {
@@ -149,13 +154,12 @@ public final class CompiledGrammar: Sendable {
                 }
             }
         }
-        let pruned = g.rules.map { rule -> Grammar.Rule in
-            let kept = rule.alternatives.filter(derives)
-            if kept.count == rule.alternatives.count { return rule }
-            return Grammar.Rule(name: rule.name, alternatives: kept.isEmpty ? [[.bytes(ByteSet())]] : kept)
+        // Most grammars have nothing to prune: keep them as they are, without copying a rule.
+        var kept = g
+        for (r, rule) in g.rules.enumerated() where !rule.alternatives.allSatisfy(derives) {
+            let alternatives = rule.alternatives.filter(derives)
+            kept.rules[r].alternatives = alternatives.isEmpty ? [[.bytes(ByteSet())]] : alternatives
         }
-        var kept = Grammar(rules: pruned, root: g.root)
-        kept.countedChains = g.countedChains
         return kept
     }
 
@@ -174,11 +178,14 @@ public final class CompiledGrammar: Sendable {
     /// in the grammar's size: a round-robin fixed point is quadratic on long chains of rules (a
     /// large schema's compile took seconds in it).
     static func fixedPoint(_ g: Grammar, _ test: (Grammar.Symbol) -> SymbolTest) -> [Bool] {
-        var inSet = [Bool](repeating: false, count: g.rules.count)
+        let ruleCount = g.rules.count
+        var inSet = [Bool](repeating: false, count: ruleCount)
         var missing: [Int32] = []            // per alternative: references not yet in the set
         var owner: [Int32] = []              // per alternative: its rule
-        var users = [[Int32]](repeating: [], count: g.rules.count)  // per rule: alternatives referencing it (once per reference)
         var queue: [Int32] = []
+        // Per rule, the alternatives referencing it (once per reference), as one flat array in
+        // rule order (`userStart[r] ..< userStart[r + 1]`): counted on the first pass, filled on the second.
+        var userStart = [Int32](repeating: 0, count: ruleCount + 1)
         for (r, rule) in g.rules.enumerated() {
             for alt in rule.alternatives {
                 let a = Int32(missing.count)
@@ -189,8 +196,8 @@ public final class CompiledGrammar: Sendable {
                     case .holds: break
                     case .never: possible = false
                     case .ifRule:
-                        guard case .rule(let ref) = sym, g.rules.indices.contains(ref) else { possible = false; continue }
-                        users[ref].append(a)
+                        guard case .rule(let ref) = sym, ref >= 0, ref < ruleCount else { possible = false; continue }
+                        userStart[ref + 1] += 1
                         count += 1
                     }
                 }
@@ -199,15 +206,31 @@ public final class CompiledGrammar: Sendable {
                 if possible && count == 0 { queue.append(a) }
             }
         }
+        for r in 0..<ruleCount { userStart[r + 1] += userStart[r] }
+        var users = [Int32](repeating: 0, count: Int(userStart[ruleCount]))
+        var fill = userStart
+        var a: Int32 = 0
+        for rule in g.rules {
+            for alt in rule.alternatives {
+                for sym in alt {
+                    guard case .rule(let ref) = sym, ref >= 0, ref < ruleCount, test(sym) == .ifRule else { continue }
+                    users[Int(fill[ref])] = a
+                    fill[ref] += 1
+                }
+                a += 1
+            }
+        }
         var head = 0
         while head < queue.count {
             let r = Int(owner[Int(queue[head])])
             head += 1
             if inSet[r] { continue }
             inSet[r] = true
-            for a in users[r] where missing[Int(a)] > 0 {
-                missing[Int(a)] -= 1
-                if missing[Int(a)] == 0 { queue.append(a) }
+            for k in Int(userStart[r])..<Int(userStart[r + 1]) {
+                let a = Int(users[k])
+                guard missing[a] > 0 else { continue }
+                missing[a] -= 1
+                if missing[a] == 0 { queue.append(Int32(a)) }
             }
         }
         return inSet
@@ -219,27 +242,68 @@ public final class CompiledGrammar: Sendable {
     /// `( [x]* )*`). llama.cpp refuses left-recursive grammars too.
     static func checkLeftRecursion(_ g: Grammar) throws(GrammarError) {
         let nullable = nullableRules(g)
-        var edges = [[Int]](repeating: [], count: g.rules.count)
-        var growing: [(Int, Int)] = []  // left-edge references that push a frame
+        let ruleCount = g.rules.count
+        // Left-edge references as a flat adjacency list (`edgeStart[r] ..< edgeStart[r + 1]`).
+        var edgeStart = [Int32](repeating: 0, count: ruleCount + 1)
+        var edges: [Int32] = []
+        var growing: [(Int32, Int32)] = []  // left-edge references that push a frame
         for (i, rule) in g.rules.enumerated() {
             for alt in rule.alternatives {
                 for (k, sym) in alt.enumerated() {
-                    guard case .rule(let r) = sym, g.rules.indices.contains(r) else { break }
-                    edges[i].append(r)
-                    if k < alt.count - 1 { growing.append((i, r)) }
+                    guard case .rule(let r) = sym, r >= 0, r < ruleCount else { break }
+                    edges.append(Int32(r))
+                    if k < alt.count - 1 { growing.append((Int32(i), Int32(r))) }
                     if !nullable[r] { break }
                 }
             }
+            edgeStart[i + 1] = Int32(edges.count)
         }
-        // For each growing edge u→v: is u reachable from v?
-        var seen = [Int](repeating: -1, count: g.rules.count)
-        for (n, (u, v)) in growing.enumerated() {
-            var stack = [v]
-            seen[v] = n
-            while let x = stack.popLast() {
-                if x == u { throw .leftRecursion(rule: g.rules[u].name) }
-                for y in edges[x] where seen[y] != n { seen[y] = n; stack.append(y) }
+        guard !growing.isEmpty else { return }
+        // A growing edge u→v closes a cycle exactly when u and v are in one strongly connected
+        // component of the left-edge graph (Tarjan's algorithm, iterative: chains may be long).
+        let component = stronglyConnectedComponents(ruleCount, edgeStart, edges)
+        for (u, v) in growing where component[Int(u)] == component[Int(v)] {
+            throw .leftRecursion(rule: g.rules[Int(u)].name)
+        }
+    }
+
+    /// Per node, the number of its strongly connected component.
+    static func stronglyConnectedComponents(_ n: Int, _ edgeStart: [Int32], _ edges: [Int32]) -> [Int32] {
+        var index = [Int32](repeating: -1, count: n), low = [Int32](repeating: 0, count: n)
+        var component = [Int32](repeating: -1, count: n)
+        var onStack = [Bool](repeating: false, count: n)
+        var stack: [Int32] = [], frames: [(node: Int32, next: Int32)] = []
+        var counter: Int32 = 0, components: Int32 = 0
+        for root in 0..<n where index[root] < 0 {
+            frames.append((Int32(root), edgeStart[root]))
+            index[root] = counter; low[root] = counter; counter += 1
+            stack.append(Int32(root)); onStack[root] = true
+            while let (v, next) = frames.last {
+                let vi = Int(v)
+                if next < edgeStart[vi + 1] {
+                    frames[frames.count - 1].next = next + 1
+                    let w = Int(edges[Int(next)])
+                    if index[w] < 0 {
+                        index[w] = counter; low[w] = counter; counter += 1
+                        stack.append(Int32(w)); onStack[w] = true
+                        frames.append((Int32(w), edgeStart[w]))
+                    } else if onStack[w] {
+                        low[vi] = min(low[vi], index[w])
+                    }
+                    continue
+                }
+                frames.removeLast()
+                if let parent = frames.last { low[Int(parent.node)] = min(low[Int(parent.node)], low[vi]) }
+                if low[vi] == index[vi] {
+                    while let w = stack.popLast() {
+                        onStack[Int(w)] = false
+                        component[Int(w)] = components
+                        if w == v { break }
+                    }
+                    components += 1
+                }
             }
         }
+        return component
     }
 }

@@ -33,6 +33,18 @@ struct JSONSchemaCompiler {
     let narrowsRefusedMembers: Bool
     /// Search patterns compiled for decisions at compile time (listed names, enum values).
     let patternCache = PatternCache()
+    /// String content with a `pattern` or `format`, by its constraints: large schemas repeat them
+    /// (a date-time, an identifier pattern), and their rules can be referenced from every place.
+    private var constrainedStrings: [StringConstraints: [Symbol]] = [:]
+    /// Keys that are none of a listed set of names, by the names (`excludedKey`).
+    private var excludedKeys: [[String]: [Symbol]] = [:]
+
+    struct StringConstraints: Hashable {
+        var pattern: String?
+        var format: String?
+        var minLength: Int
+        var maxLength: Int?
+    }
 
     init(root: JSONValue, options: JSONSchemaOptions) {
         self.root = root
@@ -199,6 +211,19 @@ struct JSONSchemaCompiler {
         let minLength = try count(s, "minLength", path) ?? 0
         let maxLength = try count(s, "maxLength", path)
         if let m = maxLength, m < minLength { return [.rule(b.rule("never", []))] }
+        let constraints = StringConstraints(pattern: s["pattern"]?.stringValue, format: s["format"]?.stringValue,
+                                            minLength: minLength, maxLength: maxLength)
+        // Kept only when each of the two keywords is absent or a string (others are errors).
+        let cacheable = (constraints.pattern != nil || constraints.format != nil)
+            && (s["pattern"] == nil || constraints.pattern != nil) && (s["format"] == nil || constraints.format != nil)
+        if cacheable, let known = constrainedStrings[constraints] { return known }
+        let symbols = try constrainedString(s, minLength: minLength, maxLength: maxLength, path)
+        if cacheable { constrainedStrings[constraints] = symbols }
+        return symbols
+    }
+
+    private mutating func constrainedString(_ s: JSONValue, minLength: Int, maxLength: Int?,
+                                            _ path: String) throws(GrammarError) -> [Symbol] {
         // The regular constraints on the content: a pattern, a format, or both.
         var languages: [RegexCompiler.Node] = []
         if let p = s["pattern"] {
@@ -350,6 +375,13 @@ struct JSONSchemaCompiler {
     /// A quoted key that is none of `names` (for additional properties beside listed ones).
     mutating func excludedKey(_ names: [String]) -> [Symbol] {
         if names.isEmpty { return json.string(&b) }
+        if let known = excludedKeys[names] { return known }
+        let key = excludedKeyRules(names)
+        excludedKeys[names] = key
+        return key
+    }
+
+    private mutating func excludedKeyRules(_ names: [String]) -> [Symbol] {
         // A trie over the names' bytes; at each node the key may end (if no name ends here),
         // continue along a name, or leave the trie and continue freely.
         let tail = json.stringTail(&b)
@@ -374,7 +406,8 @@ struct JSONSchemaCompiler {
         for n in order.reversed() {
             var alts: [[Symbol]] = []
             if !ends[n] { alts.append(quote) }
-            let nextBytes = Set(children[n].map(\.0))
+            var nextBytes = ByteSet(), continuesNonASCII = false
+            for (c, _) in children[n] { nextBytes.insert(c); continuesNonASCII = continuesNonASCII || c >= 0x80 }
             for (c, child) in children[n].sorted(by: { $0.0 < $1.0 }) { alts.append([.bytes(ByteSet(c))] + symbols[child]) }
             // Any other first character of a string char leaves the trie (ASCII only is checked
             // byte-wise; multi-byte characters always leave it since names are matched as bytes).
@@ -387,7 +420,7 @@ struct JSONSchemaCompiler {
             for (letter, raw) in escapes where !nextBytes.contains(raw) { shortEscapes.insert(letter) }
             if !shortEscapes.isEmpty { alts.append(GrammarBuilder.literal("\\") + [.bytes(shortEscapes)] + tail) }
             // So does a non-ASCII character (raw or `\u`-escaped) where no name continues with one.
-            if !nextBytes.contains(where: { $0 >= 0x80 }) {
+            if !continuesNonASCII {
                 alts.append(json.nonASCIITail(&b))
             }
             symbols[n] = b.group(alts, name: "key")
