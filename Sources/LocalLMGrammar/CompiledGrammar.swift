@@ -111,6 +111,7 @@ public final class CompiledGrammar: Sendable {
     /// The recorded chains whose rules have the shape `CountedChain` describes (others are left out).
     private static func countedFrames(_ g: Grammar, starts: [[Int32]]) -> ([Int32: CountedFrame], Set<Int32>) {
         var frames: [Int32: CountedFrame] = [:]
+        frames.reserveCapacity(g.countedChains.count)
         var characterRules = Set<Int32>()
         func charThen(_ rule: Int, _ char: Int, _ next: Int?) -> Int32? {
             guard g.rules.indices.contains(rule), let first = g.rules[rule].alternatives.first,

@@ -3,9 +3,16 @@
 extension JSONSchemaCompiler {
     mutating func enumRule(_ values: [JSONValue], _ rest: JSONValue, _ path: String) throws(GrammarError) -> [Symbol] {
         var alts: [[Symbol]] = []
-        var seen: [JSONValue] = []
-        for v in values where !seen.contains(v) {
-            seen.append(v)
+        // Duplicates are left out (first occurrence kept). Strings, most of any large enum, by a
+        // set (String's == and hash agree, as JSONValue's == uses String's); other values by ==.
+        var seenStrings = Set<String>(), seen: [JSONValue] = []
+        for v in values {
+            if case .string(let s) = v {
+                guard seenStrings.insert(s).inserted else { continue }
+            } else {
+                guard !seen.contains(v) else { continue }
+                seen.append(v)
+            }
             guard let ok = admits(v, rest, depth: 0) else {
                 throw unsupported("enum beside keywords that cannot be checked on its values", path + ".enum")
             }

@@ -112,6 +112,15 @@ struct RefusedCase: Sendable, CustomTestStringConvertible {
         KeywordCase(name: "search alternation of literals",
                     schema: #"{"type": "string", "pattern": "AB|CD"}"#,
                     valid: [#""xABy""#, #""CD""#], invalid: [#""AC""#, #""""#, #""A""#]),
+        KeywordCase(name: "enum with duplicates keeps every distinct value",
+                    schema: #"{"enum": ["a", 1, "a", "b", 1.0, null, "b", [1], [1], "a"]}"#,
+                    valid: [#""a""#, #""b""#, "1", "null", "[1]"], invalid: [#""c""#, "2", "[]", "true"]),
+        // The same pattern, format and lengths in several places compile once (the rules are
+        // shared); differing lengths or formats stay apart.
+        KeywordCase(name: "repeated string constraints",
+                    schema: #"{"type": "object", "properties": {"a": {"type": "string", "pattern": "^x+$"}, "b": {"type": "string", "pattern": "^x+$", "maxLength": 2}, "c": {"type": "string", "pattern": "^x+$"}, "d": {"type": "string", "format": "date"}, "e": {"type": "string", "format": "date", "minLength": 11}}, "additionalProperties": false}"#,
+                    valid: [#"{"a": "xxx", "b": "xx", "c": "x"}"#, #"{"d": "2024-02-29"}"#, #"{"b": "x", "c": "xxxx"}"#],
+                    invalid: [#"{"b": "xxx"}"#, #"{"c": "xy"}"#, #"{"e": "2024-02-29"}"#, #"{"d": "2023-02-29"}"#]),
         KeywordCase(name: "empty enum admits nothing",
                     schema: #"{"enum": []}"#,
                     valid: [], invalid: ["1", #""a""#, "null"]),
