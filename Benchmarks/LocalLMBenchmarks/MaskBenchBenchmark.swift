@@ -62,6 +62,7 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     if let n = value(after: "--limit").flatMap(Int.init) { files = Array(files.prefix(n)) }
     let compileOnly = arguments.contains("--compile-only")
     var compileTimes = ""
+    let repeatStats = arguments.contains("--repeat-stats")
     let verbose = arguments.contains("--verbose")
     let explainAbove = value(after: "--explain-slow").flatMap(Double.init)
     // MaskBench's instances are json.dumps output and follow the specification: members in any
@@ -100,6 +101,7 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
         }
         if compileOnly { report.passing += 1; continue }
         var failures: [String] = []
+        var seenStates = Set<[Int32]>()
         for test in tests {
             guard let instance = test["data"], let valid = test["valid"] else { continue }
             let ids = tokenizer.encode(PythonJSON.dumps(instance), addSpecial: false, parseSpecial: false).map(Int.init) + [eog]
@@ -116,6 +118,10 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                     report.ttfmParts.firstMask.append(Double(elapsed) / 1000)
                     compileNanos = nil
                 } else {
+                    if repeatStats {
+                        let repeated = !seenStates.insert(matcher.stateFingerprint).inserted
+                        report.repeats.append((Double(elapsed) / 1000, repeated))
+                    }
                     report.mask(Double(elapsed) / 1000, cold: index.cachedStateCount > cachedBefore, case: name, token: k)
                     if let limit = explainAbove, Double(elapsed) / 1000 > limit {
                         let lines = matcher.stackDescription.split(separator: "\n")
@@ -161,6 +167,9 @@ struct MaskBenchReport {
     var tbmCold: [Double] = [], tbmWarm: [Double] = []
     var slowest: [(micros: Double, cold: Bool, case: String, token: Int)] = []
     var slowestCompiles: [(micros: Double, case: String)] = []
+    /// With `--repeat-stats`: each later mask's time and whether its matcher state (every stack, and
+    /// whether the grammar can end) was met before in the same case.
+    var repeats: [(micros: Double, repeated: Bool)] = []
 
     mutating func compiled(_ micros: Double, case name: String) {
         if slowestCompiles.count < 20 || micros > slowestCompiles[slowestCompiles.count - 1].micros {
@@ -205,6 +214,14 @@ struct MaskBenchReport {
         let cold = tbmCold.sorted(), warm = tbmWarm.sorted()
         Swift.print(String(format: "TBM cold (filled a cache entry) p50 %.0f µs p99 %.0f µs (%d masks) | warm p50 %.1f µs p99 %.0f µs p99.9 %.0f µs (%d masks)",
                            p(cold, 0.5), p(cold, 0.99), cold.count, p(warm, 0.5), p(warm, 0.99), p(warm, 0.999), warm.count))
+        if !repeats.isEmpty {
+            for limit in [100.0, 500, 1000, 2000] {
+                let above = repeats.filter { $0.micros > limit }
+                Swift.print(String(format: "masks above %.0f µs: %d, of which in a state met before in the case: %d",
+                                   limit, above.count, above.filter(\.repeated).count))
+            }
+            Swift.print("masks in a state met before: \(repeats.filter(\.repeated).count) of \(repeats.count)")
+        }
         Swift.print("slowest masks:")
         for s in slowest { Swift.print(String(format: "  %8.0f µs ", s.micros) + "\(s.cold ? "cold" : "warm") \(s.case) token \(s.token)") }
         Swift.print("slowest compiles (grammar and token index):")

@@ -15,12 +15,25 @@ extension GrammarMatcher {
             for t in tokens.endOfGeneration { mask[t >> 6] |= 1 << UInt64(t & 63) }
         }
         if stacks.isEmpty { return }
+        // A state met before (by any matcher of this index) has its mask stored whole.
+        let state = index.stateMasks == nil ? nil : HashedWords(stateFingerprint)
+        if let state, let stored = index.stateMasks?.mask(state) {
+            stored.write(into: mask)
+            return
+        }
         let mark = pool.mark
         defer { pool.truncate(to: mark) }
         // A rule's alternatives pushed together share a group entry; other stacks sharing a key
         // share its entry; uncertain tokens are checked against each entry's stacks together.
-        for (key, group) in GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar) {
+        let keys = GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar)
+        // A mask of one entry without uncertain tokens is a copy of its accepted set: not worth storing.
+        var worthStoring = keys.count > 1
+        defer {
+            if worthStoring, let state { index.stateMasks?.store(state, StateMasks.Stored(mask, words: tokens.maskWordCount)) }
+        }
+        for (key, group) in keys {
             let entry = index.entry(for: key)
+            if !entry.uncertain.isEmpty { worthStoring = true }
             if !entry.acceptedWords.isEmpty {
                 for w in 0..<tokens.maskWordCount { mask[w] |= entry.acceptedWords[w] }
             } else {

@@ -125,6 +125,18 @@ public struct GrammarMatcher: Sendable {
 extension GrammarMatcher {
     /// The live stacks, one line each, top frame first: each frame's rule name and position in it.
     /// For debugging and benchmark reports.
+    /// The state as positions: each stack's frames from the top, -1 after each stack, and whether
+    /// the grammar can end. Equal for equal states of any two matchers of one grammar.
+    package var stateFingerprint: [Int32] {
+        var out: [Int32] = [accepting ? 1 : 0]
+        for n in stacks {
+            var q = n
+            while q >= 0 { out.append(pool.pos[Int(q)]); q = pool.parent[Int(q)] }
+            out.append(-1)
+        }
+        return out
+    }
+
     public var stackDescription: String {
         stacks.map { n in
             var frames: [String] = []

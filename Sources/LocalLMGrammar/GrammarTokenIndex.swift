@@ -23,6 +23,8 @@ public final class GrammarTokenIndex: Sendable {
     let reach = SanitizableMutex<[Int32: Int32]>([:])
     /// The grammar's signature words, written as signatures reach them (see `SignatureTemplates`).
     let templates = SanitizableMutex<SignatureTemplates?>(nil)
+    /// Whole masks of states met before (see `StateMasks`); nil where tests compute every mask.
+    let stateMasks: StateMasks?
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what
@@ -30,10 +32,15 @@ public final class GrammarTokenIndex: Sendable {
     static let keyDepth = 3
     static let rootMark: UInt32 = .max
 
-    public init(grammar: CompiledGrammar, tokens: TokenTable) {
+    public convenience init(grammar: CompiledGrammar, tokens: TokenTable) {
+        self.init(grammar: grammar, tokens: tokens, storesStateMasks: true)
+    }
+
+    init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool) {
         self.grammar = grammar
         self.tokens = tokens
         walker = SanitizableMutex(EntryWalker(grammar: grammar))
+        stateMasks = storesStateMasks ? StateMasks() : nil
     }
 
     /// Cached entries so far (for benchmarks and tests).

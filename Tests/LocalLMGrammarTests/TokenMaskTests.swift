@@ -59,6 +59,42 @@ import LocalLMTokenizers
         #expect(Self.checkSampledWalks(index, seeds: 1...3, maxTokens: 40, every: 4) >= 3)
     }
 
+    /// A state met again (the next element of an array of objects, a second walk along the same
+    /// tokens) takes its mask from `StateMasks`: every such mask equals the one a fresh index
+    /// computes for the same tokens, and brute force.
+    @Test func storedStateMasksEqualComputedOnes() throws {
+        let table = try #require(TokenFixtures.smolLM2)
+        let src = #"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string","maxLength":6},"ok":{"type":"boolean"}},"required":["id","ok"]},"minItems":2}"#
+        let grammar = try CompiledGrammar(jsonSchema: src, whitespace: .flexible)
+        let shared = GrammarTokenIndex(grammar: grammar, tokens: table)
+        let computing = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
+        var compared = 0
+        for seed: UInt64 in 1...4 {
+            // The same walk twice on the shared index: the second meets only states met before.
+            for pass in 0..<2 {
+                var rng = SplitMix64(seed: seed)
+                var a = GrammarMatcher(shared), b = GrammarMatcher(computing)
+                var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
+                for step in 0..<80 {
+                    a.fillNextTokenBitmask(into: &maskA)
+                    b.fillNextTokenBitmask(into: &maskB)
+                    #expect(maskA == maskB, "seed \(seed) pass \(pass) step \(step): stored and computed masks differ")
+                    if pass == 1 && step % 8 == 0, let difference = Self.bruteForceDifference(a, maskA, table) {
+                        Issue.record("seed \(seed) step \(step): \(difference)")
+                    }
+                    compared += 1
+                    let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
+                    guard !allowed.isEmpty else { break }
+                    let t = allowed[Int(rng.next() % UInt64(allowed.count))]
+                    #expect(a.accept(token: t) && b.accept(token: t))
+                }
+            }
+        }
+        #expect(shared.stateMasks?.count ?? 0 > 0)
+        #expect(computing.stateMasks == nil)
+        #expect(compared > 100)
+    }
+
     /// Objects open to further members, read as MaskBench reads schemas: a key that leaves the
     /// listed names is any string, and its entries come from walks shared by every schema over the
     /// vocabulary (kept to the first bytes that leave the names here; the lower frames re-run only
