@@ -23,8 +23,10 @@ package final class GGUFEngine: Sendable {
     package let name: String
     /// The grammar's view of the vocabulary (one builder: `TokenTable(vocabulary:)`), made on first use.
     private let tokenTable: Locked<TokenTable?> = Locked(nil)
-    /// Compiled grammars by key: tool sets and response schemas repeat across requests.
-    private let grammars = Locked<[String: GrammarTokenIndex]>([:])
+    /// Compiled grammars by key: tool sets and response schemas repeat across requests. Bounded:
+    /// each holds its grammar, entry cache and stored masks, and keys come from requests.
+    private let grammars = Locked(RecentlyUsed<GrammarTokenIndex>(capacity: GGUFEngine.maxCachedGrammars))
+    package static let maxCachedGrammars = 64
 
     /// Loads `url`. `contextSize` nil: the model's training context, capped at 4096.
     package init(contentsOf url: URL, threads: Int?, contextSize: Int?, cacheType: KVCacheStorage) throws {
@@ -83,9 +85,9 @@ package final class GGUFEngine: Sendable {
 
     /// The token index of a grammar, compiled once per key.
     package func grammarIndex(key: String, compile: () throws -> CompiledGrammar) throws -> GrammarTokenIndex {
-        if let cached = grammars.withLock({ $0[key] }) { return cached }
+        if let cached = grammars.withLock({ $0.value(for: key) }) { return cached }
         let index = GrammarTokenIndex(grammar: try compile(), tokens: grammarTokens)
-        grammars.withLock { $0[key] = index }
+        grammars.withLock { $0.insert(index, for: key) }
         return index
     }
 
