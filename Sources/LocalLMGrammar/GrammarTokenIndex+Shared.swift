@@ -208,38 +208,54 @@ final class SharedMaskEntries: Sendable {
     /// Bytes of entries kept at most (both generations).
     static let maxBytes = 64 << 20
 
-    private struct Generations {
-        var newer: [HashedWords<UInt32>: MaskEntry] = [:]
-        var older: [HashedWords<UInt32>: MaskEntry] = [:]
-        var newerBytes = 0
-
-        mutating func insert(_ key: HashedWords<UInt32>, _ entry: MaskEntry, words: Int) {
-            guard newer[key] == nil else { return }
-            let bytes = entry.byteCount + 4 * words
-            if newerBytes + bytes > SharedMaskEntries.maxBytes / 2 {
-                older = newer
-                newer = [:]
-                newerBytes = 0
-            }
-            newer[key] = entry
-            newerBytes += bytes
-        }
-    }
-
-    private let generations = SanitizableMutex(Generations())
+    private let generations = SanitizableMutex(
+        TwoGenerations<HashedWords<UInt32>, MaskEntry>(bytesPerGeneration: maxBytes / 2))
 
     func entry(_ signature: [UInt32]) -> MaskEntry? {
         let key = HashedWords(signature)
-        return generations.withLock { g in
-            if let e = g.newer[key] { return e }
-            guard let e = g.older[key] else { return nil }
-            g.insert(key, e, words: signature.count)
-            return e
-        }
+        return generations.withLock { $0.value(for: key) { $0.byteCount + 4 * signature.count } }
     }
 
     func store(_ signature: [UInt32], _ entry: MaskEntry) {
         let key = HashedWords(signature)
-        generations.withLock { $0.insert(key, entry, words: signature.count) }
+        generations.withLock { $0.insert(entry, for: key, bytes: entry.byteCount + 4 * signature.count) }
     }
 }
+
+/// A map bounded in bytes by generations: stores, and hits found only in the older generation, go
+/// to the newer; when the newer would pass `bytesPerGeneration`, the older is dropped and the newer
+/// takes its place. What is used in every generation stays; at most twice the budget is held.
+struct TwoGenerations<Key: Hashable, Value> {
+    let bytesPerGeneration: Int
+    private var newer: [Key: Value] = [:]
+    private var older: [Key: Value] = [:]
+    private var newerBytes = 0
+
+    init(bytesPerGeneration: Int) {
+        self.bytesPerGeneration = bytesPerGeneration
+    }
+
+    var count: Int { newer.count + older.count }
+
+    /// The value for `key`; one found only in the older generation moves to the newer (`bytes`
+    /// gives its size).
+    mutating func value(for key: Key, bytes: (Value) -> Int) -> Value? {
+        if let v = newer[key] { return v }
+        guard let v = older[key] else { return nil }
+        insert(v, for: key, bytes: bytes(v))
+        return v
+    }
+
+    mutating func insert(_ value: Value, for key: Key, bytes: Int) {
+        guard newer[key] == nil else { return }
+        if newerBytes + bytes > bytesPerGeneration {
+            older = newer
+            newer = [:]
+            newerBytes = 0
+        }
+        newer[key] = value
+        newerBytes += bytes
+    }
+}
+
+extension TwoGenerations: Sendable where Key: Sendable, Value: Sendable {}

@@ -42,39 +42,17 @@ final class StateMasks: Sendable {
         }
     }
 
-    private struct Generations {
-        var newer: [HashedWords<Int32>: Stored] = [:]
-        var older: [HashedWords<Int32>: Stored] = [:]
-        var newerBytes = 0
-
-        mutating func insert(_ key: HashedWords<Int32>, _ mask: Stored) {
-            guard newer[key] == nil else { return }
-            let bytes = mask.byteCount + 4 * key.words.count + 64
-            if newerBytes + bytes > StateMasks.maxBytes / 2 {
-                older = newer
-                newer = [:]
-                newerBytes = 0
-            }
-            newer[key] = mask
-            newerBytes += bytes
-        }
-    }
-
-    private let generations = SanitizableMutex(Generations())
+    private let generations = SanitizableMutex(
+        TwoGenerations<HashedWords<Int32>, Stored>(bytesPerGeneration: maxBytes / 2))
 
     func mask(_ key: HashedWords<Int32>) -> Stored? {
-        generations.withLock { g in
-            if let m = g.newer[key] { return m }
-            guard let m = g.older[key] else { return nil }
-            g.insert(key, m)
-            return m
-        }
+        generations.withLock { $0.value(for: key) { $0.byteCount + 4 * key.words.count + 64 } }
     }
 
     /// Masks held (both generations), for tests.
-    var count: Int { generations.withLock { $0.newer.count + $0.older.count } }
+    var count: Int { generations.withLock { $0.count } }
 
     func store(_ key: HashedWords<Int32>, _ mask: Stored) {
-        generations.withLock { $0.insert(key, mask) }
+        generations.withLock { $0.insert(mask, for: key, bytes: mask.byteCount + 4 * key.words.count + 64) }
     }
 }
