@@ -123,8 +123,6 @@ public struct GrammarMatcher: Sendable {
 }
 
 extension GrammarMatcher {
-    /// The live stacks, one line each, top frame first: each frame's rule name and position in it.
-    /// For debugging and benchmark reports.
     /// The state as positions: each stack's frames from the top, -1 after each stack, and whether
     /// the grammar can end. Equal for equal states of any two matchers of one grammar.
     package var stateFingerprint: [Int32] {
@@ -137,6 +135,8 @@ extension GrammarMatcher {
         return out
     }
 
+    /// The live stacks, one line each, top frame first: each frame's rule name and position in it.
+    /// For debugging and benchmark reports.
     public var stackDescription: String {
         stacks.map { n in
             var frames: [String] = []
