@@ -25,6 +25,9 @@ public final class GrammarTokenIndex: Sendable {
     let templates = SanitizableMutex<SignatureTemplates?>(nil)
     /// Whole masks of states met before (see `StateMasks`); nil where tests compute every mask.
     let stateMasks: StateMasks?
+    /// Whether walks take a subtree whole when its bytes keep every path alive (false where tests
+    /// compare with walks that visit every node).
+    let skipsSafeSubtrees: Bool
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what
@@ -36,15 +39,19 @@ public final class GrammarTokenIndex: Sendable {
         self.init(grammar: grammar, tokens: tokens, storesStateMasks: true)
     }
 
-    init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool) {
+    init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true) {
         self.grammar = grammar
         self.tokens = tokens
         walker = SanitizableMutex(EntryWalker(grammar: grammar))
         stateMasks = storesStateMasks ? StateMasks() : nil
+        self.skipsSafeSubtrees = skipsSafeSubtrees
     }
 
     /// Cached entries so far (for benchmarks and tests).
     public var cachedStateCount: Int { cache.withLock { $0.count } }
+
+    /// Subtrees walks have taken whole so far (for tests).
+    var skippedSubtrees: Int { walker.withLock { $0.skippedSubtrees } }
 
     func entry(for key: MaskKey) -> MaskEntry {
         if let e = cache.withLock({ $0[key] }) { return e }
@@ -354,13 +361,13 @@ public final class GrammarTokenIndex: Sendable {
             w.prepare()
             var pool = w.takePool()
             defer { w.pool = pool }
-            return computeEntry(key, anyFirstByte: anyFirstByte, dfa: w.dfa, pool: &pool)
+            return computeEntry(key, anyFirstByte: anyFirstByte, walker: w, pool: &pool)
         }
     }
 
-    private func computeEntry(_ key: MaskKey, anyFirstByte: Bool, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
+    private func computeEntry(_ key: MaskKey, anyFirstByte: Bool, walker w: EntryWalker, pool: inout StackPool) -> MaskEntry {
         let g = grammar
-        let trie = tokens.trie
+        let dfa = w.dfa
         // Rebuild the known frames; below them is either the real root or the unknown.
         let start = stacks(of: key, in: &pool)
 
@@ -370,7 +377,16 @@ public final class GrammarTokenIndex: Sendable {
             // path that meets the real top again later reads its real bytes.
             startSet = dfa.opaque(row: dfa.fill(startSet, b, &pool))
         }
+        let (accepted, uncertain, skipped) = walk(from: startSet, dfa: dfa, pool: &pool)
+        w.skippedSubtrees += skipped
+        return MaskEntry(accepted: accepted, uncertain: uncertain, order: tokens.trie.order, tokens: tokens)
+    }
 
+    /// One walk of the trie from `startSet`: the tokens some path takes whole (alive, accepting or
+    /// escaped after their last byte), those whose every path dies after one escaped, and the
+    /// subtrees taken whole without walking them (see `StackSetDFA.safeBytes`).
+    private func walk(from startSet: Int32, dfa: StackSetDFA, pool: inout StackPool) -> (accepted: TokenRanges, uncertain: TokenRanges, skipped: Int) {
+        let trie = tokens.trie
         // Ranges of `trie.order`; depth-first order makes neighbours touch, so they merge.
         var accepted = TokenRanges()
         var uncertain = TokenRanges()
@@ -382,22 +398,51 @@ public final class GrammarTokenIndex: Sendable {
         defer { setAt.deallocate(); escapedAt.deallocate() }
         setAt[0] = startSet
         escapedAt[0] = false
+        var skippedSubtrees = 0
         let nodeCount = trie.nodeCount
         trie.byte.withUnsafeBufferPointer { byteOf in
         trie.depth.withUnsafeBufferPointer { depthOf in
         trie.skip.withUnsafeBufferPointer { skipOf in
         trie.tokenStart.withUnsafeBufferPointer { tokenStart in
+        trie.inner.withUnsafeBufferPointer { innerOf in
+        trie.subtreeBytes.withUnsafeBufferPointer { subtreeBytes in
+        trie.subtreeHeight.withUnsafeBufferPointer { heightOf in
             var i = 1
             var table = dfa.table  // re-read after `fill`, which may grow it
+            var safe = dfa.safe  // likewise
+            var safeSets = dfa.safeSets
             while i < nodeCount {
                 let d = Int(depthOf[i])
                 let set = setAt[d &- 1]
+                let inner = innerOf[i]
+                if inner >= 0 && skipsSafeSubtrees {
+                    // A subtree whose bytes all keep the walk alive from here is accepted whole.
+                    var sid = safe[Int(set)]
+                    if sid < StackSetDFA.unanalysed {
+                        // Not analysed until met often enough to repay it.
+                        safe[Int(set)] = sid &+ 1
+                    } else if sid == StackSetDFA.unanalysed {
+                        sid = dfa.safeBytes(of: set, &pool)
+                        table = dfa.table
+                        safe = dfa.safe
+                        safeSets = dfa.safeSets
+                    }
+                    if sid >= 0, Int32(heightOf[Int(inner)]) <= safeSets[Int(sid)].horizon,
+                       subtreeBytes[Int(inner)].isSubset(of: safeSets[Int(sid)].bytes) {
+                        let after = Int(skipOf[i])
+                        skippedSubtrees &+= 1
+                        accepted.add(tokenStart[i], tokenStart[after])
+                        i = after
+                        continue
+                    }
+                }
                 let escapedAbove = escapedAt[d &- 1]
                 let byte = byteOf[i]
                 var v = table[Int(set) &* 256 &+ Int(byte)]
                 if v < 0 {
                     v = dfa.fill(set, byte, &pool)
                     table = dfa.table
+                    safe = dfa.safe
                 }
                 if v == 0 {
                     // No stack takes this byte: the whole subtree dies here (uncertain if a path escaped above).
@@ -428,9 +473,12 @@ public final class GrammarTokenIndex: Sendable {
         }
         }
         }
+        }
+        }
+        }
         accepted.finish()
         uncertain.finish()
-        return MaskEntry(accepted: accepted, uncertain: uncertain, order: trie.order, tokens: tokens)
+        return (accepted, uncertain, skippedSubtrees)
     }
 }
 
@@ -442,6 +490,8 @@ final class EntryWalker {
     let grammar: CompiledGrammar
     var pool = StackPool()
     private(set) var dfa: StackSetDFA
+    /// Subtrees walks took whole (see `StackSetDFA.safeBytes`), for tests.
+    var skippedSubtrees = 0
 
     init(grammar: CompiledGrammar) {
         self.grammar = grammar
@@ -473,14 +523,35 @@ final class StackSetDFA {
     /// Per set, 256 entries: -1 not computed yet, else (next set + 1) << 2 | escaped << 1 | accepting
     /// (0: no stack takes the byte).
     private(set) var table: UnsafeMutablePointer<Int32>
+    /// Per set: `unanalysed`, `noSafeBytes`, or an index in `safeSets` (see `safeBytes`).
+    private(set) var safe: UnsafeMutablePointer<Int32>
+    private(set) var safeSets: [SafeBytes] = []
+    /// Per set: the bytes some member's terminal takes.
+    private var takes: [ByteSet] = []
     private var capacity = 16
+    static let unanalysed: Int32 = -2
+    static let noSafeBytes: Int32 = -1
+    /// Sets reached after some number of safe bytes: at most this many (else none is kept).
+    static let maxRegion = 64
+    /// Safe bytes are followed this far at most (a horizon of this many bytes is kept).
+    static let maxHorizon = 16
+    /// A shorter horizon is not worth keeping: the dying sets' bytes are dropped instead.
+    static let minHorizon = 3
+    /// Inner trie nodes a walk meets in a set before its safe bytes are looked for.
+    static let visitsBeforeAnalysis: Int32 = 128
+    /// Fewer safe bytes than this are not kept (nor looked for in a set taking fewer).
+    static let minSafeBytes = 16
 
     init(grammar: CompiledGrammar) {
         self.grammar = grammar
         table = .allocate(capacity: capacity * 256)
+        safe = .allocate(capacity: capacity)
     }
 
-    deinit { table.deallocate() }
+    deinit {
+        table.deallocate()
+        safe.deallocate()
+    }
 
     var setCount: Int { members.count }
 
@@ -495,6 +566,9 @@ final class StackSetDFA {
         for n in m { next.formUnion(grammar.terminals[Int(pool.pos[Int(n)])]) }
         let row = table + members.count * 256
         for b in 0..<256 { row[b] = next.contains(UInt8(b)) ? -1 : 0 }
+        // A set taking few bytes has few tokens to take whole.
+        safe[members.count] = next.count < Self.minSafeBytes ? Self.noSafeBytes : Self.unanalysed - Self.visitsBeforeAnalysis
+        takes.append(next)
         members.append(m)
         index[hashed] = id
         return id
@@ -505,6 +579,8 @@ final class StackSetDFA {
         let id = Int32(members.count)
         grow()
         (table + members.count * 256).initialize(repeating: row, count: 256)
+        safe[members.count] = Self.unanalysed - Self.visitsBeforeAnalysis
+        takes.append(row == 0 ? ByteSet() : .all)
         members.append([])
         return id
     }
@@ -515,7 +591,90 @@ final class StackSetDFA {
         bigger.moveInitialize(from: table, count: capacity * 256)
         table.deallocate()
         table = bigger
+        let biggerSafe = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
+        biggerSafe.moveInitialize(from: safe, count: capacity)
+        safe.deallocate()
+        safe = biggerSafe
         capacity *= 2
+    }
+
+    /// The set's transition on `byte`: the next set, or −1 when no stack takes it.
+    private func step(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> Int32 {
+        var v = table[Int(set) &* 256 &+ Int(byte)]
+        if v < 0 { v = fill(set, byte, &pool) }
+        return (v >> 2) &- 1
+    }
+
+    /// Bytes `B` and a horizon `h` such that every token of at most `h` bytes, all in `B`, is
+    /// alive after each of its bytes when read from `start` (so a walk accepts it). Returns an
+    /// index in `safeSets`, or `noSafeBytes`.
+    ///
+    /// `B` starts as the bytes into sets taking at least half as many bytes as `start` (a set that
+    /// takes few, inside a longer character or after a backslash, would soon drop them); then the
+    /// sets reached after 1, 2, … bytes of `B` are followed until one dies on a byte of `B` (the
+    /// horizon: a counted repetition such as `[a-f0-9]{40}` has one, `40 − k` at its `k`th
+    /// character) or the sequence of reached sets repeats (no horizon: string content, a pattern
+    /// searched inside a string). A death within `minHorizon` bytes drops the bytes leading into
+    /// the dying sets instead, and tries again. Without a horizon, every set reached gets the same
+    /// answer, which holds from it too.
+    func safeBytes(of start: Int32, _ pool: inout StackPool) -> Int32 {
+        let known = safe[Int(start)]
+        if known >= Self.noSafeBytes { return known }
+        safe[Int(start)] = Self.noSafeBytes
+        var alive = ByteSet()
+        takes[Int(start)].forEachByte { if step(start, $0, &pool) >= 0 { alive.insert($0) } }
+        var bytes = ByteSet()
+        alive.forEachByte { b in
+            if 2 * takes[Int(step(start, b, &pool))].count >= alive.count { bytes.insert(b) }
+        }
+        var reached: Set<Int32> = [start]
+        var horizon = Int32.max
+        rounds: while bytes.count >= Self.minSafeBytes {
+            var level: [Int32] = [start]
+            reached = [start]
+            var levels: Set<[Int32]> = [level]
+            for depth in 0..<Self.maxHorizon {
+                var next = Set<Int32>()
+                var dying = Set<Int32>()
+                for s in level {
+                    bytes.forEachByte { b in
+                        let t = step(s, b, &pool)
+                        if t < 0 { dying.insert(s) } else { next.insert(t) }
+                    }
+                }
+                if !dying.isEmpty {
+                    if depth >= Self.minHorizon {
+                        horizon = Int32(depth)
+                        break rounds
+                    }
+                    // Too soon: keep out the bytes that lead into the dying sets.
+                    var drop = ByteSet()
+                    for s in reached {
+                        bytes.forEachByte { b in
+                            let t = step(s, b, &pool)
+                            if t >= 0, dying.contains(t) { drop.insert(b) }
+                        }
+                    }
+                    if drop.isEmpty { return Self.noSafeBytes }
+                    bytes.formIntersection(drop, complemented: true)
+                    continue rounds
+                }
+                guard next.count <= Self.maxRegion else { return Self.noSafeBytes }
+                reached.formUnion(next)
+                level = next.sorted()
+                if !levels.insert(level).inserted { break rounds }  // repeats: no horizon
+            }
+            horizon = Int32(Self.maxHorizon)
+            break
+        }
+        guard bytes.count >= Self.minSafeBytes else { return Self.noSafeBytes }
+        let id = Int32(safeSets.count)
+        safeSets.append(SafeBytes(bytes: bytes, horizon: horizon))
+        safe[Int(start)] = id
+        if horizon == .max {
+            for s in reached where safe[Int(s)] <= Self.unanalysed { safe[Int(s)] = id }
+        }
+        return id
     }
 
     /// Computes and stores the transition of `set` on `byte`.
@@ -538,6 +697,13 @@ final class StackSetDFA {
         same.forEachByte { row[Int($0)] = v }
         return v
     }
+}
+
+/// Bytes from which every token of at most `horizon` bytes, all among them, is taken whole (see
+/// `StackSetDFA.safeBytes`); `Int32.max` when any length is.
+struct SafeBytes {
+    var bytes: ByteSet
+    var horizon: Int32
 }
 
 /// Ranges of the trie's token order, merged where they touch.
@@ -690,4 +856,5 @@ struct MaskEntry: Sendable {
         return Int32(n)
     }
 }
+
 

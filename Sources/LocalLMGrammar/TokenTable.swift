@@ -75,6 +75,16 @@ struct TokenTrie: Sendable {
     var maxDepth = 0
     /// Per first byte: its tokens, a range of `order` (the subtree of the root's child).
     var firstByteRanges = [Range<Int32>](repeating: 0..<0, count: 256)
+    /// Per node: −1 for a leaf, else its index in `subtreeBytes`.
+    var inner: [Int32] = []
+    /// Per inner node: every byte on an edge of its subtree, its own edge included. A walk that
+    /// knows every token made of some bytes is accepted from where it stands takes a subtree whose
+    /// bytes are among them in one step (see `StackSetDFA.safeBytes`). With `inner` and
+    /// `subtreeHeight`, about 9 MB for Qwen2.5's 152k tokens (333k nodes, 227k inner).
+    var subtreeBytes: [ByteSet] = []
+    /// Per inner node: the bytes of its longest token past its parent (its own edge included),
+    /// at most 255.
+    var subtreeHeight: [UInt8] = []
 
     init(tokenBytes: [[UInt8]], excluded: Set<Int>) {
         // Sorted byte strings visit the trie in pre-order: each string adds the nodes past its
@@ -110,6 +120,34 @@ struct TokenTrie: Sendable {
         }
         for i in 1..<max(n, 1) where depth[i] == 1 {
             firstByteRanges[Int(byte[i])] = tokenStart[i]..<tokenStart[Int(skip[i])]
+        }
+        // Subtree byte sets, children before parents (reverse pre-order), each folded into its
+        // parent: the nearest earlier node one level up.
+        inner = [Int32](repeating: -1, count: n)
+        var innerCount: Int32 = 0
+        for i in 0..<n where Int(skip[i]) > i + 1 {
+            inner[i] = innerCount
+            innerCount += 1
+        }
+        subtreeBytes = [ByteSet](repeating: ByteSet(), count: Int(innerCount))
+        var parentAt = [Int32](repeating: 0, count: maxDepth + 1)
+        var parent = [Int32](repeating: 0, count: n)
+        for i in 1..<max(n, 1) {
+            let d = Int(depth[i])
+            parent[i] = parentAt[d - 1]
+            parentAt[d] = Int32(i)
+        }
+        subtreeHeight = [UInt8](repeating: 0, count: Int(innerCount))
+        for i in stride(from: n - 1, through: 1, by: -1) {
+            var set = inner[i] >= 0 ? subtreeBytes[Int(inner[i])] : ByteSet()
+            set.insert(byte[i])
+            let height = inner[i] >= 0 ? subtreeHeight[Int(inner[i])] : 1
+            if inner[i] >= 0 { subtreeBytes[Int(inner[i])] = set }
+            let p = Int(inner[Int(parent[i])])
+            if p >= 0 {
+                subtreeBytes[p].formUnion(set)
+                subtreeHeight[p] = max(subtreeHeight[p], height == 255 ? 255 : height + 1)
+            }
         }
     }
 

@@ -95,6 +95,49 @@ import LocalLMTokenizers
         #expect(compared > 100)
     }
 
+    /// Walks take a subtree whole where every byte under it keeps every path alive for as long as
+    /// the subtree is deep: string content, a counted class (`{7}`: only subtrees no deeper than what remains),
+    /// a pattern searched inside a string. Each mask equals the one of an index whose walks visit
+    /// every node, and brute force, and some subtrees were taken whole.
+    @Test(arguments: [
+        #"{"type":"object","properties":{"note":{"type":"string"},"code":{"type":"string","pattern":"^[a-z]{7}$"}},"required":["note","code"]}"#,
+        #"{"type":"array","items":{"type":"string","pattern":"[0-9a-f]{8}-[0-9a-f]{4}"},"minItems":1}"#,
+        #"{"type":"object","additionalProperties":{"type":"string","maxLength":30}}"#,
+        "regex:[a-z]{7}!",
+    ])
+    func skippedSubtreesChangeNoMask(_ src: String) throws {
+        // A table of its own: entries other tests stored on the shared one would spare the walks.
+        let shared = try #require(TokenFixtures.smolLM2)
+        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, patternsSearch: true)
+        let grammar = src.hasPrefix("regex:") ? try CompiledGrammar(regex: String(src.dropFirst(6)))
+            : try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
+        let skipping = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
+        let visiting = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, skipsSafeSubtrees: false)
+        var compared = 0
+        for seed: UInt64 in 1...3 {
+            var rng = SplitMix64(seed: seed)
+            var a = GrammarMatcher(skipping), b = GrammarMatcher(visiting)
+            var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
+            for step in 0..<60 {
+                a.fillNextTokenBitmask(into: &maskA)
+                b.fillNextTokenBitmask(into: &maskB)
+                #expect(maskA == maskB, "seed \(seed) step \(step): masks differ")
+                if step % 10 == 0, let difference = Self.bruteForceDifference(a, maskA, table) {
+                    Issue.record("seed \(seed) step \(step): \(difference)")
+                }
+                compared += 1
+                let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
+                guard !allowed.isEmpty else { break }
+                let t = allowed[Int(rng.next() % UInt64(allowed.count))]
+                #expect(a.accept(token: t) && b.accept(token: t))
+            }
+        }
+        #expect(compared >= 9)
+        #expect(skipping.skippedSubtrees > 0)
+        #expect(visiting.skippedSubtrees == 0)
+    }
+
     /// Objects open to further members, read as MaskBench reads schemas: a key that leaves the
     /// listed names is any string, and its entries come from walks shared by every schema over the
     /// vocabulary (kept to the first bytes that leave the names here; the lower frames re-run only
