@@ -53,14 +53,15 @@ public final class GrammarTokenIndex: Sendable {
     /// Subtrees walks have taken whole so far (for tests).
     var skippedSubtrees: Int { walker.withLock { $0.skippedSubtrees } }
 
-    func entry(for key: MaskKey) -> MaskEntry {
+    /// The entry of `key`; `knownSignature` is its signature when the caller has written it.
+    func entry(for key: MaskKey, knownSignature: [UInt32]? = nil) -> MaskEntry {
         if let e = cache.withLock({ $0[key] }) { return e }
         if let e = countedEntry(key) {
             cache.withLock { $0[key] = e }
             return e
         }
         // Another grammar over this vocabulary may have computed the same entry.
-        let signature = signature(of: key)
+        let signature = knownSignature ?? signature(of: key)
         if let signature, let e = tokens.sharedEntries.entry(signature) {
             cache.withLock { $0[key] = e }
             return e
@@ -115,15 +116,16 @@ public final class GrammarTokenIndex: Sendable {
             let shorter = MaskKey(lo: UInt64(shorterSlots[0]) | UInt64(shorterSlots[1]) << 32,
                                   hi: UInt64(shorterSlots[2]) | UInt64(shorterSlots[3]) << 32)
             let isCached = cache.withLock { $0[shorter] != nil }
+            var known: [UInt32]?
             if !isCached {
                 if unsharable.withLock({ $0.contains(shorter) }) { continue }
-                let sg = signature(of: shorter, maxWords: Self.maxComposableSignatureWords)
-                guard sg != nil else {
+                known = signature(of: shorter, maxWords: Self.maxComposableSignatureWords)
+                guard known != nil else {
                     unsharable.withLock { _ = $0.insert(shorter) }
                     continue
                 }
             }
-            let base = entry(for: shorter)
+            let base = entry(for: shorter, knownSignature: known)
             guard base.uncertain.count <= Self.maxComposableUncertain else { continue }
             return extend(base, to: key)
         }
