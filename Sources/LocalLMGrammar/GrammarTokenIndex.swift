@@ -12,7 +12,13 @@ import LocalLMSync
 public final class GrammarTokenIndex: Sendable {
     public let grammar: CompiledGrammar
     public let tokens: TokenTable
-    private let cache = SanitizableMutex<[MaskKey: MaskEntry]>([:])
+    /// Entries by key, bounded in bytes (`maxCacheBytes`, in two generations: an entry used in
+    /// every generation stays), with a count of entries filled.
+    private let cache: SanitizableMutex<EntryCache>
+    /// Bytes of entries one index keeps at most (both generations). An entry over Qwen2.5's
+    /// vocabulary with many tokens accepted is a 19 KB bitset; a grammar meets a few hundred keys
+    /// in most uses, but a large schema serving many requests could meet far more.
+    static let maxCacheBytes = 32 << 20
     /// The stacks and stack-set transitions met by earlier walks: every walk starts from stacks over
     /// the unknown (or the root) and their transitions do not depend on the key, so later walks
     /// reuse them instead of recomputing closures. One walk at a time.
@@ -39,35 +45,51 @@ public final class GrammarTokenIndex: Sendable {
         self.init(grammar: grammar, tokens: tokens, storesStateMasks: true)
     }
 
-    init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true) {
+    init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true,
+         cacheBytes: Int = maxCacheBytes) {
         self.grammar = grammar
         self.tokens = tokens
+        cache = SanitizableMutex(EntryCache(entries: TwoGenerations(bytesPerGeneration: cacheBytes / 2)))
         walker = SanitizableMutex(EntryWalker(grammar: grammar))
         stateMasks = storesStateMasks ? StateMasks() : nil
         self.skipsSafeSubtrees = skipsSafeSubtrees
     }
 
-    /// Cached entries so far (for benchmarks and tests).
-    public var cachedStateCount: Int { cache.withLock { $0.count } }
+    /// Cached entries held now (for benchmarks and tests).
+    public var cachedStateCount: Int { cache.withLock { $0.entries.count } }
+
+    /// Entries filled so far, ever (a mask that raised it met a state new to the index).
+    public var filledEntryCount: Int { cache.withLock { $0.filled } }
+
+    private func cached(_ key: MaskKey) -> MaskEntry? {
+        cache.withLock { $0.entries.value(for: key) { $0.byteCount } }
+    }
+
+    private func store(_ e: MaskEntry, for key: MaskKey) {
+        cache.withLock {
+            $0.entries.insert(e, for: key, bytes: e.byteCount)
+            $0.filled += 1
+        }
+    }
 
     /// Subtrees walks have taken whole so far (for tests).
     var skippedSubtrees: Int { walker.withLock { $0.skippedSubtrees } }
 
     /// The entry of `key`; `knownSignature` is its signature when the caller has written it.
     func entry(for key: MaskKey, knownSignature: [UInt32]? = nil) -> MaskEntry {
-        if let e = cache.withLock({ $0[key] }) { return e }
+        if let e = cached(key) { return e }
         if let e = countedEntry(key) {
-            cache.withLock { $0[key] = e }
+            store(e, for: key)
             return e
         }
         // Another grammar over this vocabulary may have computed the same entry.
         let signature = knownSignature ?? signature(of: key)
         if let signature, let e = tokens.sharedEntries.entry(signature) {
-            cache.withLock { $0[key] = e }
+            store(e, for: key)
             return e
         }
         let e = composedEntry(key) ?? firstByteEntry(key) ?? computeEntry(key)
-        cache.withLock { $0[key] = e }
+        store(e, for: key)
         if let signature { tokens.sharedEntries.store(signature, e) }
         return e
     }
@@ -115,7 +137,7 @@ public final class GrammarTokenIndex: Sendable {
             for i in kept..<shorterSlots.count { shorterSlots[i] = 0 }
             let shorter = MaskKey(lo: UInt64(shorterSlots[0]) | UInt64(shorterSlots[1]) << 32,
                                   hi: UInt64(shorterSlots[2]) | UInt64(shorterSlots[3]) << 32)
-            let isCached = cache.withLock { $0[shorter] != nil }
+            let isCached = cached(shorter) != nil
             var known: [UInt32]?
             if !isCached {
                 if unsharable.withLock({ $0.contains(shorter) }) { continue }
@@ -305,9 +327,10 @@ public final class GrammarTokenIndex: Sendable {
         return out
     }
 
-    /// Fills the cache for every state reachable from the start, so no mask pays for a cold entry.
-    /// Explores single stacks (at most `maxStacks`; recursive grammars have unboundedly many, but
-    /// their keys repeat). Returns the number of cached states. Safe to call while matchers run.
+    /// Fills the cache for every state reachable from the start, so no mask pays for a cold entry
+    /// (as far as the cache's bound keeps them). Explores single stacks (at most `maxStacks`;
+    /// recursive grammars have unboundedly many, but their keys repeat). Returns the number of
+    /// cached states. Safe to call while matchers run.
     @discardableResult
     public func precompute(maxStacks: Int = 20_000) -> Int {
         let g = grammar
@@ -482,6 +505,12 @@ public final class GrammarTokenIndex: Sendable {
         uncertain.finish()
         return (accepted, uncertain, skippedSubtrees)
     }
+}
+
+/// A grammar index's entries by key, bounded (see `GrammarTokenIndex.maxCacheBytes`).
+struct EntryCache {
+    var entries: TwoGenerations<MaskKey, MaskEntry>
+    var filled = 0
 }
 
 /// The scratch state entry walks share: a stack pool and the stack-set DFA over it. Started afresh

@@ -138,6 +138,34 @@ import LocalLMTokenizers
         #expect(visiting.skippedSubtrees == 0)
     }
 
+    /// An index's entries are bounded in bytes: with a bound far below what a walk fills, entries
+    /// are dropped and filled again, and every mask still equals the one of an unbounded index.
+    @Test func boundedEntryCacheChangesNoMask() throws {
+        let table = try #require(TokenFixtures.smolLM2)
+        let src = #"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string","maxLength":6},"tags":{"type":"array","items":{"type":"string"}}},"required":["id"]},"minItems":2}"#
+        let grammar = try CompiledGrammar(jsonSchema: src, whitespace: .flexible)
+        let small = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, cacheBytes: 64 << 10)
+        let large = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
+        for seed: UInt64 in 1...3 {
+            var rng = SplitMix64(seed: seed)
+            var a = GrammarMatcher(small), b = GrammarMatcher(large)
+            var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
+            for step in 0..<60 {
+                a.fillNextTokenBitmask(into: &maskA)
+                b.fillNextTokenBitmask(into: &maskB)
+                #expect(maskA == maskB, "seed \(seed) step \(step): masks differ")
+                let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
+                guard !allowed.isEmpty else { break }
+                let t = allowed[Int(rng.next() % UInt64(allowed.count))]
+                #expect(a.accept(token: t) && b.accept(token: t))
+            }
+        }
+        // The small index dropped entries (it holds fewer than it filled) and filled some again.
+        #expect(small.cachedStateCount < small.filledEntryCount)
+        #expect(small.filledEntryCount > large.filledEntryCount)
+        #expect(large.cachedStateCount == large.filledEntryCount)
+    }
+
     /// Objects open to further members, read as MaskBench reads schemas: a key that leaves the
     /// listed names is any string, and its entries come from walks shared by every schema over the
     /// vocabulary (kept to the first bytes that leave the names here; the lower frames re-run only
