@@ -51,6 +51,32 @@ import LocalLMTokenizers
         return checked
     }
 
+    /// Matchers of two indexes of one grammar along one walk sampled (by `seed`) from the first's
+    /// masks: every mask must be equal, and every `bruteForceEvery`-th equal to brute force.
+    /// Returns the masks compared.
+    static func compareAlongWalk(_ first: GrammarTokenIndex, _ second: GrammarTokenIndex, seed: UInt64, steps: Int,
+                                 bruteForceEvery: Int?, label: String) -> Int {
+        let table = first.tokens
+        var rng = SplitMix64(seed: seed)
+        var a = GrammarMatcher(first), b = GrammarMatcher(second)
+        var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
+        var compared = 0
+        for step in 0..<steps {
+            a.fillNextTokenBitmask(into: &maskA)
+            b.fillNextTokenBitmask(into: &maskB)
+            #expect(maskA == maskB, "\(label) seed \(seed) step \(step): masks differ")
+            if let every = bruteForceEvery, step % every == 0, let difference = bruteForceDifference(a, maskA, table) {
+                Issue.record("\(label) seed \(seed) step \(step): \(difference)")
+            }
+            compared += 1
+            let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
+            guard !allowed.isEmpty else { break }
+            let t = allowed[Int(rng.next() % UInt64(allowed.count))]
+            #expect(a.accept(token: t) && b.accept(token: t))
+        }
+        return compared
+    }
+
     @Test(arguments: 0..<grammars.count)
     func maskEqualsBruteForce(_ which: Int) throws {
         let table = try #require(TokenFixtures.smolLM2)
@@ -72,22 +98,8 @@ import LocalLMTokenizers
         for seed: UInt64 in 1...4 {
             // The same walk twice on the shared index: the second meets only states met before.
             for pass in 0..<2 {
-                var rng = SplitMix64(seed: seed)
-                var a = GrammarMatcher(shared), b = GrammarMatcher(computing)
-                var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
-                for step in 0..<80 {
-                    a.fillNextTokenBitmask(into: &maskA)
-                    b.fillNextTokenBitmask(into: &maskB)
-                    #expect(maskA == maskB, "seed \(seed) pass \(pass) step \(step): stored and computed masks differ")
-                    if pass == 1 && step % 8 == 0, let difference = Self.bruteForceDifference(a, maskA, table) {
-                        Issue.record("seed \(seed) step \(step): \(difference)")
-                    }
-                    compared += 1
-                    let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
-                    guard !allowed.isEmpty else { break }
-                    let t = allowed[Int(rng.next() % UInt64(allowed.count))]
-                    #expect(a.accept(token: t) && b.accept(token: t))
-                }
+                compared += Self.compareAlongWalk(shared, computing, seed: seed, steps: 80, bruteForceEvery: pass == 1 ? 8 : nil,
+                                                  label: "stored and computed, pass \(pass)")
             }
         }
         #expect(shared.stateMasks?.count ?? 0 > 0)
@@ -116,22 +128,7 @@ import LocalLMTokenizers
         let visiting = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, skipsSafeSubtrees: false)
         var compared = 0
         for seed: UInt64 in 1...3 {
-            var rng = SplitMix64(seed: seed)
-            var a = GrammarMatcher(skipping), b = GrammarMatcher(visiting)
-            var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
-            for step in 0..<60 {
-                a.fillNextTokenBitmask(into: &maskA)
-                b.fillNextTokenBitmask(into: &maskB)
-                #expect(maskA == maskB, "seed \(seed) step \(step): masks differ")
-                if step % 10 == 0, let difference = Self.bruteForceDifference(a, maskA, table) {
-                    Issue.record("seed \(seed) step \(step): \(difference)")
-                }
-                compared += 1
-                let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
-                guard !allowed.isEmpty else { break }
-                let t = allowed[Int(rng.next() % UInt64(allowed.count))]
-                #expect(a.accept(token: t) && b.accept(token: t))
-            }
+            compared += Self.compareAlongWalk(skipping, visiting, seed: seed, steps: 60, bruteForceEvery: 10, label: "skipping and visiting")
         }
         #expect(compared >= 9)
         #expect(skipping.skippedSubtrees > 0)
@@ -147,18 +144,7 @@ import LocalLMTokenizers
         let small = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, cacheBytes: 64 << 10)
         let large = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
         for seed: UInt64 in 1...3 {
-            var rng = SplitMix64(seed: seed)
-            var a = GrammarMatcher(small), b = GrammarMatcher(large)
-            var maskA = [UInt64](repeating: 0, count: table.maskWordCount), maskB = maskA
-            for step in 0..<60 {
-                a.fillNextTokenBitmask(into: &maskA)
-                b.fillNextTokenBitmask(into: &maskB)
-                #expect(maskA == maskB, "seed \(seed) step \(step): masks differ")
-                let allowed = allowedTokens(maskA).filter { !table.endOfGeneration.contains($0) }
-                guard !allowed.isEmpty else { break }
-                let t = allowed[Int(rng.next() % UInt64(allowed.count))]
-                #expect(a.accept(token: t) && b.accept(token: t))
-            }
+            _ = Self.compareAlongWalk(small, large, seed: seed, steps: 60, bruteForceEvery: nil, label: "bounded and unbounded")
         }
         // The small index dropped entries (it holds fewer than it filled) and filled some again.
         #expect(small.cachedStateCount < small.filledEntryCount)
