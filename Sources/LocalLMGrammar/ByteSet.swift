@@ -66,11 +66,6 @@ public struct ByteSet: Hashable, Sendable {
         w0 |= other.w0; w1 |= other.w1; w2 |= other.w2; w3 |= other.w3
     }
 
-    @inlinable
-    public func isSubset(of other: ByteSet) -> Bool {
-        (w0 & ~other.w0) | (w1 & ~other.w1) | (w2 & ~other.w2) | (w3 & ~other.w3) == 0
-    }
-
     public var isEmpty: Bool { (w0 | w1 | w2 | w3) == 0 }
 
     /// The lowest byte in the set.

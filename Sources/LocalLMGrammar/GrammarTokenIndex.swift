@@ -430,8 +430,8 @@ public final class GrammarTokenIndex: Sendable {
         trie.skip.withUnsafeBufferPointer { skipOf in
         trie.tokenStart.withUnsafeBufferPointer { tokenStart in
         trie.inner.withUnsafeBufferPointer { innerOf in
-        trie.subtreeBytes.withUnsafeBufferPointer { subtreeBytes in
-        trie.subtreeHeight.withUnsafeBufferPointer { heightOf in
+        trie.subtreeLowBytes.withUnsafeBufferPointer { lowBytesOf in
+        trie.subtreeShape.withUnsafeBufferPointer { shapeOf in
             var i = 1
             var table = dfa.table  // re-read after `fill`, which may grow it
             var safe = dfa.safe  // likewise
@@ -452,8 +452,7 @@ public final class GrammarTokenIndex: Sendable {
                         safe = dfa.safe
                         safeSets = dfa.safeSets
                     }
-                    if sid >= 0, Int32(heightOf[Int(inner)]) <= safeSets[Int(sid)].horizon,
-                       subtreeBytes[Int(inner)].isSubset(of: safeSets[Int(sid)].bytes) {
+                    if sid >= 0, safeSets[Int(sid)].takes(shape: shapeOf[Int(inner)], lowBytes: lowBytesOf[Int(inner)]) {
                         let after = Int(skipOf[i])
                         skippedSubtrees &+= 1
                         accepted.add(tokenStart[i], tokenStart[after])
@@ -564,7 +563,8 @@ final class StackSetDFA {
     static let noSafeBytes: Int32 = -1
     /// Sets reached after some number of safe bytes: at most this many (else none is kept).
     static let maxRegion = 64
-    /// Safe bytes are followed this far at most (a horizon of this many bytes is kept).
+    /// Safe bytes are followed this far at most (a horizon of this many bytes is kept); below
+    /// `TokenTrie.maxHeight`, where subtree heights are clamped.
     static let maxHorizon = 16
     /// A shorter horizon is not worth keeping: the dying sets' bytes are dropped instead.
     static let minHorizon = 3
@@ -735,6 +735,17 @@ final class StackSetDFA {
 struct SafeBytes {
     var bytes: ByteSet
     var horizon: Int32
+
+    /// Whether a subtree of this shape and these low bytes (see `TokenTrie.subtreeShape`) is taken
+    /// whole: no deeper than the horizon (a height clamped at `maxHeight` passes only an unbounded
+    /// one, horizons being shorter), its low bytes among the safe ones, and any high byte among
+    /// them too (known only when all high bytes are).
+    @inline(__always)
+    func takes(shape: UInt8, lowBytes: (UInt64, UInt64)) -> Bool {
+        Int32(shape & TokenTrie.maxHeight) <= horizon
+            && (shape & TokenTrie.hasHighByte == 0 || bytes.w2 & bytes.w3 == ~0)
+            && lowBytes.0 & ~bytes.w0 | lowBytes.1 & ~bytes.w1 == 0
+    }
 }
 
 /// Ranges of the trie's token order, merged where they touch.

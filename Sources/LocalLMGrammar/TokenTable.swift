@@ -75,16 +75,19 @@ struct TokenTrie: Sendable {
     var maxDepth = 0
     /// Per first byte: its tokens, a range of `order` (the subtree of the root's child).
     var firstByteRanges = [Range<Int32>](repeating: 0..<0, count: 256)
-    /// Per node: −1 for a leaf, else its index in `subtreeBytes`.
+    /// Per node: −1 for a leaf, else its index in `subtreeLowBytes` and `subtreeShape`.
     var inner: [Int32] = []
-    /// Per inner node: every byte on an edge of its subtree, its own edge included. A walk that
-    /// knows every token made of some bytes is accepted from where it stands takes a subtree whose
-    /// bytes are among them in one step (see `StackSetDFA.safeBytes`). With `inner` and
-    /// `subtreeHeight`, about 9 MB for Qwen2.5's 152k tokens (333k nodes, 227k inner).
-    var subtreeBytes: [ByteSet] = []
-    /// Per inner node: the bytes of its longest token past its parent (its own edge included),
-    /// at most 255.
-    var subtreeHeight: [UInt8] = []
+    /// Per inner node: the bytes below 0x80 on the edges of its subtree, its own edge included (bits
+    /// of 0–63 and 64–127). A walk that knows every token made of some bytes is accepted from where
+    /// it stands takes a subtree whose bytes are among them in one step (see `StackSetDFA.safeBytes`).
+    var subtreeLowBytes: [(UInt64, UInt64)] = []
+    /// Per inner node: `hasHighByte` when some edge of its subtree is 0x80 or above, or'ed with the
+    /// bytes of its longest token past its parent (its own edge included), at most `maxHeight`.
+    /// With `inner` and `subtreeLowBytes`, about 5 MB for Qwen2.5's 152k tokens (333k nodes,
+    /// 227k inner).
+    var subtreeShape: [UInt8] = []
+    static let hasHighByte: UInt8 = 0x80
+    static let maxHeight: UInt8 = 0x7F
 
     init(tokenBytes: [[UInt8]], excluded: Set<Int>) {
         // Sorted byte strings visit the trie in pre-order: each string adds the nodes past its
@@ -129,7 +132,7 @@ struct TokenTrie: Sendable {
             inner[i] = innerCount
             innerCount += 1
         }
-        subtreeBytes = [ByteSet](repeating: ByteSet(), count: Int(innerCount))
+        var bytesUnder = [ByteSet](repeating: ByteSet(), count: Int(innerCount))
         var parentAt = [Int32](repeating: 0, count: maxDepth + 1)
         var parent = [Int32](repeating: 0, count: n)
         for i in 1..<max(n, 1) {
@@ -137,18 +140,20 @@ struct TokenTrie: Sendable {
             parent[i] = parentAt[d - 1]
             parentAt[d] = Int32(i)
         }
-        subtreeHeight = [UInt8](repeating: 0, count: Int(innerCount))
+        var height = [UInt8](repeating: 0, count: Int(innerCount))
         for i in stride(from: n - 1, through: 1, by: -1) {
-            var set = inner[i] >= 0 ? subtreeBytes[Int(inner[i])] : ByteSet()
+            var set = inner[i] >= 0 ? bytesUnder[Int(inner[i])] : ByteSet()
             set.insert(byte[i])
-            let height = inner[i] >= 0 ? subtreeHeight[Int(inner[i])] : 1
-            if inner[i] >= 0 { subtreeBytes[Int(inner[i])] = set }
+            let h = inner[i] >= 0 ? height[Int(inner[i])] : 1
+            if inner[i] >= 0 { bytesUnder[Int(inner[i])] = set }
             let p = Int(inner[Int(parent[i])])
             if p >= 0 {
-                subtreeBytes[p].formUnion(set)
-                subtreeHeight[p] = max(subtreeHeight[p], height == 255 ? 255 : height + 1)
+                bytesUnder[p].formUnion(set)
+                height[p] = max(height[p], min(h + 1, Self.maxHeight))
             }
         }
+        subtreeLowBytes = bytesUnder.map { ($0.w0, $0.w1) }
+        subtreeShape = zip(bytesUnder, height).map { ($0.w2 | $0.w3 != 0 ? Self.hasHighByte : 0) | $1 }
     }
 
     var nodeCount: Int { byte.count }
