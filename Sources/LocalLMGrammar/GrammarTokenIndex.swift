@@ -898,5 +898,3 @@ struct MaskEntry: Sendable {
         return Int32(n)
     }
 }
-
-
