@@ -235,7 +235,11 @@ struct TwoGenerations<Key: Hashable, Value> {
         self.bytesPerGeneration = bytesPerGeneration
     }
 
+    /// Entries held, an entry in both generations counted in each (as its bytes are).
     var count: Int { newer.count + older.count }
+
+    /// Keys held (an entry in both generations counted once).
+    var distinctCount: Int { newer.count + older.keys.reduce(0) { newer[$1] == nil ? $0 + 1 : $0 } }
 
     /// The value for `key`; one found only in the older generation moves to the newer (`bytes`
     /// gives its size).

@@ -34,6 +34,11 @@ public final class GrammarTokenIndex: Sendable {
     /// Whether walks take a subtree whole when its bytes keep every path alive (false where tests
     /// compare with walks that visit every node).
     let skipsSafeSubtrees: Bool
+    /// Whether keys with a narrow top try a short walk before looking for shared entries (false
+    /// where tests compare with indexes that always share or compose).
+    let triesNarrowWalks: Bool
+    /// Trie nodes a narrow walk may visit (`narrowWalkNodes` but where tests cut walks short).
+    let narrowWalkNodes: Int
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what
@@ -46,17 +51,19 @@ public final class GrammarTokenIndex: Sendable {
     }
 
     init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true,
-         cacheBytes: Int = maxCacheBytes) {
+         cacheBytes: Int = maxCacheBytes, triesNarrowWalks: Bool = true, narrowWalkNodes: Int = narrowWalkNodes) {
         self.grammar = grammar
         self.tokens = tokens
         cache = SanitizableMutex(EntryCache(entries: TwoGenerations(bytesPerGeneration: cacheBytes / 2)))
         walker = SanitizableMutex(EntryWalker(grammar: grammar))
         stateMasks = storesStateMasks ? StateMasks() : nil
         self.skipsSafeSubtrees = skipsSafeSubtrees
+        self.triesNarrowWalks = triesNarrowWalks
+        self.narrowWalkNodes = narrowWalkNodes
     }
 
     /// Cached entries held now (for benchmarks and tests).
-    public var cachedStateCount: Int { cache.withLock { $0.entries.count } }
+    public var cachedStateCount: Int { cache.withLock { $0.entries.distinctCount } }
 
     /// Entries filled so far, ever (a mask that raised it met a state new to the index).
     public var filledEntryCount: Int { cache.withLock { $0.filled } }
@@ -75,10 +82,18 @@ public final class GrammarTokenIndex: Sendable {
     /// Subtrees walks have taken whole so far (for tests).
     var skippedSubtrees: Int { walker.withLock { $0.skippedSubtrees } }
 
+    /// Entries filled by a narrow walk so far (for tests).
+    var narrowEntries: Int { walker.withLock { $0.narrowEntries } }
+
     /// The entry of `key`; `knownSignature` is its signature when the caller has written it.
     func entry(for key: MaskKey, knownSignature: [UInt32]? = nil) -> MaskEntry {
         if let e = cached(key) { return e }
         if let e = countedEntry(key) {
+            store(e, for: key)
+            return e
+        }
+        // A narrow walk costs less than looking for the entry in other grammars.
+        if knownSignature == nil, triesNarrowWalks, let e = narrowEntry(key) {
             store(e, for: key)
             return e
         }
@@ -386,11 +401,14 @@ public final class GrammarTokenIndex: Sendable {
             w.prepare()
             var pool = w.takePool()
             defer { w.pool = pool }
+            // Without a budget the walk always ends (the empty entry is never returned).
             return computeEntry(key, anyFirstByte: anyFirstByte, walker: w, pool: &pool)
+                ?? MaskEntry(accepted: TokenRanges(), uncertain: TokenRanges(), order: tokens.trie.order, tokens: tokens)
         }
     }
 
-    private func computeEntry(_ key: MaskKey, anyFirstByte: Bool, walker w: EntryWalker, pool: inout StackPool) -> MaskEntry {
+    private func computeEntry(_ key: MaskKey, anyFirstByte: Bool, walker w: EntryWalker, pool: inout StackPool,
+                              budget: Int = .max) -> MaskEntry? {
         let g = grammar
         let dfa = w.dfa
         // Rebuild the known frames; below them is either the real root or the unknown.
@@ -402,15 +420,42 @@ public final class GrammarTokenIndex: Sendable {
             // path that meets the real top again later reads its real bytes.
             startSet = dfa.opaque(row: dfa.fill(startSet, b, &pool))
         }
-        let (accepted, uncertain, skipped) = walk(from: startSet, dfa: dfa, pool: &pool)
+        guard let (accepted, uncertain, skipped) = walk(from: startSet, dfa: dfa, pool: &pool, budget: budget) else { return nil }
         w.skippedSubtrees += skipped
         return MaskEntry(accepted: accepted, uncertain: uncertain, order: tokens.trie.order, tokens: tokens)
     }
 
+    /// Trie nodes a walk tried before the sharing machinery may visit (see `narrowEntry`).
+    static let narrowWalkNodes = 2048
+    /// Top terminals taking more bytes than this are not tried as narrow (string content, classes).
+    static let maxNarrowTopBytes = 16
+
+    /// The entry of `key` by a walk cut short after `narrowWalkNodes` nodes, for keys whose top
+    /// terminal takes few bytes: a literal's character, whitespace, a member name's start. Their
+    /// walks end within a few hundred nodes, less than writing the key's signature (to look for the
+    /// entry in other grammars) would cost. Nil when the top is a group or takes many bytes, or
+    /// when the walk runs longer (then the caller shares or composes as usual).
+    private func narrowEntry(_ key: MaskKey) -> MaskEntry? {
+        let top = UInt32(truncatingIfNeeded: key.lo)
+        guard top != 0, top & Self.groupMark == 0 else { return nil }
+        let p = Int(top) - 1
+        guard grammar.terminals.indices.contains(p), grammar.terminals[p].count <= Self.maxNarrowTopBytes else { return nil }
+        return walker.withLock { w in
+            w.prepare()
+            var pool = w.takePool()
+            defer { w.pool = pool }
+            let e = computeEntry(key, anyFirstByte: false, walker: w, pool: &pool, budget: narrowWalkNodes)
+            if e != nil { w.narrowEntries += 1 }
+            return e
+        }
+    }
+
     /// One walk of the trie from `startSet`: the tokens some path takes whole (alive, accepting or
     /// escaped after their last byte), those whose every path dies after one escaped, and the
-    /// subtrees taken whole without walking them (see `StackSetDFA.safeBytes`).
-    private func walk(from startSet: Int32, dfa: StackSetDFA, pool: inout StackPool) -> (accepted: TokenRanges, uncertain: TokenRanges, skipped: Int) {
+    /// subtrees taken whole without walking them (see `StackSetDFA.safeBytes`). Nil when it would
+    /// visit more than `budget` nodes.
+    private func walk(from startSet: Int32, dfa: StackSetDFA, pool: inout StackPool,
+                      budget: Int = .max) -> (accepted: TokenRanges, uncertain: TokenRanges, skipped: Int)? {
         let trie = tokens.trie
         // Ranges of `trie.order`; depth-first order makes neighbours touch, so they merge.
         var accepted = TokenRanges()
@@ -424,6 +469,7 @@ public final class GrammarTokenIndex: Sendable {
         setAt[0] = startSet
         escapedAt[0] = false
         var skippedSubtrees = 0
+        var overBudget = false
         let nodeCount = trie.nodeCount
         trie.byte.withUnsafeBufferPointer { byteOf in
         trie.depth.withUnsafeBufferPointer { depthOf in
@@ -436,7 +482,10 @@ public final class GrammarTokenIndex: Sendable {
             var table = dfa.table  // re-read after `fill`, which may grow it
             var safe = dfa.safe  // likewise
             var safeSets = dfa.safeSets
+            var left = budget
             while i < nodeCount {
+                left &-= 1
+                if left < 0 { overBudget = true; break }
                 let d = Int(depthOf[i])
                 let set = setAt[d &- 1]
                 let inner = innerOf[i]
@@ -500,6 +549,7 @@ public final class GrammarTokenIndex: Sendable {
         }
         }
         }
+        if overBudget { return nil }
         accepted.finish()
         uncertain.finish()
         return (accepted, uncertain, skippedSubtrees)
@@ -522,6 +572,8 @@ final class EntryWalker {
     private(set) var dfa: StackSetDFA
     /// Subtrees walks took whole (see `StackSetDFA.safeBytes`), for tests.
     var skippedSubtrees = 0
+    /// Entries a narrow walk filled (see `GrammarTokenIndex.narrowEntry`), for tests.
+    var narrowEntries = 0
 
     init(grammar: CompiledGrammar) {
         self.grammar = grammar
@@ -596,13 +648,23 @@ final class StackSetDFA {
         var next = ByteSet()
         for n in m { next.formUnion(grammar.terminals[Int(pool.pos[Int(n)])]) }
         let row = table + members.count * 256
-        for b in 0..<256 { row[b] = next.contains(UInt8(b)) ? -1 : 0 }
+        Self.spread(next.w0, into: row)
+        Self.spread(next.w1, into: row + 64)
+        Self.spread(next.w2, into: row + 128)
+        Self.spread(next.w3, into: row + 192)
         // A set taking few bytes has few tokens to take whole.
         safe[members.count] = next.count < Self.minSafeBytes ? Self.noSafeBytes : Self.unanalysed - Self.visitsBeforeAnalysis
         takes.append(next)
         members.append(m)
         index[hashed] = id
         return id
+    }
+
+    /// Writes −1 (not computed yet) where `word` has a bit and 0 (dead) elsewhere, for 64 bytes:
+    /// no branch per byte, so it vectorizes.
+    @inline(__always)
+    private static func spread(_ word: UInt64, into row: UnsafeMutablePointer<Int32>) {
+        for b in 0..<64 { row[b] = 0 &- Int32(truncatingIfNeeded: (word &>> UInt64(b)) & 1) }
     }
 
     /// A set with no members whose transition on every byte is `row` (an encoded table value).
@@ -711,9 +773,13 @@ final class StackSetDFA {
     /// Computes and stores the transition of `set` on `byte`.
     func fill(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> Int32 {
         let m = members[Int(set)]
-        pool.sets = m
+        // Into the pool's scratch storage (keeping its capacity), not sharing `m`'s buffer, which
+        // appending would copy.
+        pool.sets.removeAll(keepingCapacity: true)
+        pool.sets.append(contentsOf: m)
         let (r, flags) = pool.advance(grammar, 0..<m.count, byte)
-        let next = Array(pool.sets[r]).sorted()
+        var next = Array(pool.sets[r])
+        next.sort()
         let id: Int32 = next.isEmpty ? -1 : intern(next, &pool)
         let v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
         // Which members take a byte decides where it goes (what follows a terminal does not
@@ -800,8 +866,12 @@ struct MaskEntry: Sendable {
         let words = tokens.maskWordCount
         if accepted.count >= words {
             var bits = [UInt64](repeating: 0, count: words)
-            for r in accepted.ranges {
-                for k in r { let t = order[Int(k)]; bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+            bits.withUnsafeMutableBufferPointer { bits in
+            order.withUnsafeBufferPointer { order in
+                for r in accepted.ranges {
+                    for k in r { let t = order[Int(k)]; bits[Int(t) &>> 6] |= 1 &<< UInt64(t & 63) }
+                }
+            }
             }
             acceptedWords = bits
             acceptedList = []
@@ -819,7 +889,7 @@ struct MaskEntry: Sendable {
             for k in r {
                 let t = order[Int(k)]
                 if k == r.lowerBound {
-                    prefix.append(uncertain.last.map { Self.commonPrefix(tokens.tokenBytes[Int($0)], tokens.tokenBytes[Int(t)]) } ?? 0)
+                    prefix.append(uncertain.last.map { Self.commonPrefix($0, t, tokens) } ?? 0)
                 } else {
                     prefix.append(trie.lcp[Int(k)])
                 }
@@ -835,8 +905,10 @@ struct MaskEntry: Sendable {
         let words = tokens.maskWordCount
         if !base.acceptedWords.isEmpty || base.acceptedList.count + more.count >= words {
             var bits = base.acceptedWords.isEmpty ? [UInt64](repeating: 0, count: words) : base.acceptedWords
-            for t in base.acceptedList { bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
-            for t in more { bits[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+            bits.withUnsafeMutableBufferPointer { bits in
+                for t in base.acceptedList { bits[Int(t) &>> 6] |= 1 &<< UInt64(t & 63) }
+                for t in more { bits[Int(t) &>> 6] |= 1 &<< UInt64(t & 63) }
+            }
             acceptedWords = bits
             acceptedList = []
         } else {
@@ -858,22 +930,23 @@ struct MaskEntry: Sendable {
             var keptTokens = 0
             for b in 0...255 where bytes.contains(UInt8(b)) { keptTokens += trie.firstByteRanges[b].count }
             var bits: [UInt64]
-            if keptTokens * 2 <= trie.order.count {
-                bits = [UInt64](repeating: 0, count: base.acceptedWords.count)
-                for b in 0...255 where bytes.contains(UInt8(b)) {
+            let keeps = keptTokens * 2 <= trie.order.count
+            bits = keeps ? [UInt64](repeating: 0, count: base.acceptedWords.count) : base.acceptedWords
+            bits.withUnsafeMutableBufferPointer { bits in
+            base.acceptedWords.withUnsafeBufferPointer { from in
+            trie.order.withUnsafeBufferPointer { order in
+                for b in 0...255 where bytes.contains(UInt8(b)) == keeps {
                     for k in trie.firstByteRanges[b] {
-                        let t = Int(trie.order[Int(k)])
-                        bits[t >> 6] |= base.acceptedWords[t >> 6] & (1 << UInt64(t & 63))
+                        let t = Int(order[Int(k)])
+                        if keeps {
+                            bits[t &>> 6] |= from[t &>> 6] & (1 &<< UInt64(t & 63))
+                        } else {
+                            bits[t &>> 6] &= ~(1 &<< UInt64(t & 63))
+                        }
                     }
                 }
-            } else {
-                bits = base.acceptedWords
-                for b in 0...255 where !bytes.contains(UInt8(b)) {
-                    for k in trie.firstByteRanges[b] {
-                        let t = Int(trie.order[Int(k)])
-                        bits[t >> 6] &= ~(1 << UInt64(t & 63))
-                    }
-                }
+            }
+            }
             }
             acceptedWords = bits
             acceptedList = []
@@ -892,9 +965,16 @@ struct MaskEntry: Sendable {
         uncertainPrefix = prefix
     }
 
-    static func commonPrefix(_ a: [UInt8], _ b: [UInt8]) -> Int32 {
-        var n = 0
-        while n < a.count && n < b.count && a[n] == b[n] { n += 1 }
-        return Int32(n)
+    /// The common prefix length of tokens `a` and `b`, read from the table's flat bytes.
+    static func commonPrefix(_ a: Int32, _ b: Int32, _ tokens: TokenTable) -> Int32 {
+        tokens.flatBytes.withUnsafeBufferPointer { flat in
+            tokens.flatStart.withUnsafeBufferPointer { start in
+                let i = Int(start[Int(a)]), j = Int(start[Int(b)])
+                let n = min(Int(start[Int(a) + 1]) - i, Int(start[Int(b) + 1]) - j)
+                var k = 0
+                while k < n && flat[i + k] == flat[j + k] { k += 1 }
+                return Int32(k)
+            }
+        }
     }
 }

@@ -135,10 +135,41 @@ import LocalLMTokenizers
         #expect(visiting.skippedSubtrees == 0)
     }
 
+    /// Keys with a narrow top (a literal's character, whitespace, a number's digit) take a short walk
+    /// before any signature is written; keys whose walk runs longer fall back to sharing and
+    /// composing. Every mask equals the one of an index that always shares or composes, and brute
+    /// force; so do those of an index whose narrow walks are cut after 24 nodes (most fall back).
+    @Test(arguments: [
+        #"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"ok":{"type":"boolean"}},"required":["id"]}"#,
+        #"{"type":"array","items":{"type":"string","pattern":"^I[a-z0-f]{12}$"},"minItems":1}"#,
+        #"{"type":"object","additionalProperties":{"type":"number"}}"#,
+    ])
+    func narrowWalksChangeNoMask(_ src: String) throws {
+        // A table of its own: entries other tests stored on the shared one would spare the walks.
+        let shared = try #require(TokenFixtures.smolLM2)
+        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: JSONSchemaOptions(whitespace: .flexible))
+        let narrow = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
+        let sharing = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, triesNarrowWalks: false)
+        let cut = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, narrowWalkNodes: 24)
+        var compared = 0
+        for seed: UInt64 in 1...3 {
+            compared += Self.compareAlongWalk(narrow, sharing, seed: seed, steps: 60, bruteForceEvery: 10, label: "narrow and sharing")
+            compared += Self.compareAlongWalk(cut, sharing, seed: seed, steps: 60, bruteForceEvery: nil, label: "cut and sharing")
+        }
+        #expect(compared >= 18)
+        #expect(narrow.narrowEntries > 0)
+        #expect(sharing.narrowEntries == 0)
+        #expect(cut.narrowEntries < narrow.narrowEntries)
+    }
+
     /// An index's entries are bounded in bytes: with a bound far below what a walk fills, entries
     /// are dropped and filled again, and every mask still equals the one of an unbounded index.
     @Test func boundedEntryCacheChangesNoMask() throws {
-        let table = try #require(TokenFixtures.smolLM2)
+        // A table of its own: entries other tests stored on the shared one would make this
+        // index's entries fewer, or hits instead of fills, depending on which tests ran first.
+        let shared = try #require(TokenFixtures.smolLM2)
+        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
         let src = #"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string","maxLength":6},"tags":{"type":"array","items":{"type":"string"}}},"required":["id"]},"minItems":2}"#
         let grammar = try CompiledGrammar(jsonSchema: src, whitespace: .flexible)
         let small = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, cacheBytes: 64 << 10)

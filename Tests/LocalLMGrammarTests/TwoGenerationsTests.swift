@@ -11,6 +11,7 @@ import Testing
         map.insert("v3", for: 3, bytes: 10)                            // full: 0…2 become the older
         #expect(map.count == 4)
         #expect(map.value(for: 1, bytes: size) == "v1")                // found in the older: moves to the newer
+        #expect(map.count == 5 && map.distinctCount == 4)              // 1 is in both generations
         map.insert("v4", for: 4, bytes: 10)                            // newer: 3, 1, 4 (30 bytes)
         map.insert("v5", for: 5, bytes: 10)                            // full: the older (0, 2) is dropped
         #expect(map.value(for: 0, bytes: size) == nil)
