@@ -25,23 +25,50 @@ extension GrammarMatcher {
         defer { pool.truncate(to: mark) }
         // A rule's alternatives pushed together share a group entry; other stacks sharing a key
         // share its entry; uncertain tokens are checked against each entry's stacks together.
-        let keys = GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar)
+        let allKeys = GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar)
         // A mask of one entry without uncertain tokens is a copy of its accepted set: not worth storing.
-        var worthStoring = keys.count > 1
+        var worthStoring = allKeys.count > 1
         defer {
             if worthStoring, let state { index.stateMasks?.store(state, StateMasks.Stored(mask, words: tokens.maskWordCount)) }
+        }
+        // Keys met in this state alone (after a value among many optional members, or inside a
+        // member name beside many listed ones): their stacks' masks come from one walk of them all
+        // together, which costs less than filling an entry for each. Mask of a union of stacks =
+        // union of their masks, so the other keys' entries add theirs as usual.
+        var keys = allKeys
+        if index.walksWholeStates, keys.count >= GrammarTokenIndex.minUncachedKeysForStateWalk {
+            var together: [Int32] = [], rest: [(MaskKey, [Int32])] = []
+            var walkedKeys = 0
+            for (key, group) in keys {
+                if index.isNarrow(key), !index.isCached(key) {
+                    together.append(contentsOf: group)
+                    walkedKeys += 1
+                } else {
+                    rest.append((key, group))
+                }
+            }
+            if walkedKeys >= GrammarTokenIndex.minUncachedKeysForStateWalk,
+               let whole = index.stateEntry(of: together, in: pool) {
+                Self.orAccepted(whole, into: mask, words: tokens.maskWordCount)
+                keys = rest
+            }
         }
         for (key, group) in keys {
             let entry = index.entry(for: key)
             if !entry.uncertain.isEmpty { worthStoring = true }
-            if !entry.acceptedWords.isEmpty {
-                for w in 0..<tokens.maskWordCount { mask[w] |= entry.acceptedWords[w] }
-            } else {
-                for t in entry.acceptedList { mask[Int(t) >> 6] |= 1 << UInt64(t & 63) }
-            }
+            Self.orAccepted(entry, into: mask, words: tokens.maskWordCount)
             if !entry.uncertain.isEmpty {
                 checkUncertain(entry, group: group, tokens: tokens, mask: mask)
             }
+        }
+    }
+
+    /// Sets the bits of `entry`'s accepted tokens in `mask`.
+    private static func orAccepted(_ entry: MaskEntry, into mask: UnsafeMutableBufferPointer<UInt64>, words: Int) {
+        if !entry.acceptedWords.isEmpty {
+            for w in 0..<words { mask[w] |= entry.acceptedWords[w] }
+        } else {
+            for t in entry.acceptedList { mask[Int(t) >> 6] |= 1 << UInt64(t & 63) }
         }
     }
 

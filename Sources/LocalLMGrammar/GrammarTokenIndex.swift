@@ -39,6 +39,14 @@ public final class GrammarTokenIndex: Sendable {
     let triesNarrowWalks: Bool
     /// Trie nodes a narrow walk may visit (`narrowWalkNodes` but where tests cut walks short).
     let narrowWalkNodes: Int
+    /// Whether a state with many narrow keys not cached yet takes their part of its mask from one
+    /// walk of their stacks together (see `stateEntry`; false where tests compare with indexes
+    /// that fill every key's entry).
+    let walksWholeStates: Bool
+    /// Walks of states' stacks (`stateEntry`), apart from the entry walks: their stack sets hold a
+    /// matcher's full stacks, which no key's walk meets again, so they would only crowd out the
+    /// sets entry walks reuse.
+    private let stateWalker: SanitizableMutex<EntryWalker>
 
     /// Frames of the stack a cache key covers. Three covers a terminal inside a small rule (a
     /// character), the repetition that calls it (which may count, as in `maxLength`), and what
@@ -51,7 +59,8 @@ public final class GrammarTokenIndex: Sendable {
     }
 
     init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true,
-         cacheBytes: Int = maxCacheBytes, triesNarrowWalks: Bool = true, narrowWalkNodes: Int = narrowWalkNodes) {
+         cacheBytes: Int = maxCacheBytes, triesNarrowWalks: Bool = true, narrowWalkNodes: Int = narrowWalkNodes,
+         walksWholeStates: Bool = true) {
         self.grammar = grammar
         self.tokens = tokens
         cache = SanitizableMutex(EntryCache(entries: TwoGenerations(bytesPerGeneration: cacheBytes / 2)))
@@ -60,6 +69,8 @@ public final class GrammarTokenIndex: Sendable {
         self.skipsSafeSubtrees = skipsSafeSubtrees
         self.triesNarrowWalks = triesNarrowWalks
         self.narrowWalkNodes = narrowWalkNodes
+        self.walksWholeStates = walksWholeStates
+        stateWalker = SanitizableMutex(EntryWalker(grammar: grammar))
     }
 
     /// Cached entries held now (for benchmarks and tests).
@@ -71,6 +82,9 @@ public final class GrammarTokenIndex: Sendable {
     private func cached(_ key: MaskKey) -> MaskEntry? {
         cache.withLock { $0.entries.value(for: key) { $0.byteCount } }
     }
+
+    /// Whether `key`'s entry is held now.
+    func isCached(_ key: MaskKey) -> Bool { cached(key) != nil }
 
     private func store(_ e: MaskEntry, for key: MaskKey) {
         cache.withLock {
@@ -84,6 +98,9 @@ public final class GrammarTokenIndex: Sendable {
 
     /// Entries filled by a narrow walk so far (for tests).
     var narrowEntries: Int { walker.withLock { $0.narrowEntries } }
+
+    /// Walks of states' stacks together so far (`stateEntry`; for tests).
+    var stateWalks: Int { stateWalker.withLock { $0.stateWalks } }
 
     /// The entry of `key`; `knownSignature` is its signature when the caller has written it.
     func entry(for key: MaskKey, knownSignature: [UInt32]? = nil) -> MaskEntry {
@@ -430,16 +447,21 @@ public final class GrammarTokenIndex: Sendable {
     /// Top terminals taking more bytes than this are not tried as narrow (string content, classes).
     static let maxNarrowTopBytes = 16
 
+    /// Whether `key`'s top is one terminal taking at most `maxNarrowTopBytes` bytes.
+    func isNarrow(_ key: MaskKey) -> Bool {
+        let top = UInt32(truncatingIfNeeded: key.lo)
+        guard top != 0, top & Self.groupMark == 0 else { return false }
+        let p = Int(top) - 1
+        return grammar.terminals.indices.contains(p) && grammar.terminals[p].count <= Self.maxNarrowTopBytes
+    }
+
     /// The entry of `key` by a walk cut short after `narrowWalkNodes` nodes, for keys whose top
     /// terminal takes few bytes: a literal's character, whitespace, a member name's start. Their
     /// walks end within a few hundred nodes, less than writing the key's signature (to look for the
     /// entry in other grammars) would cost. Nil when the top is a group or takes many bytes, or
     /// when the walk runs longer (then the caller shares or composes as usual).
     private func narrowEntry(_ key: MaskKey) -> MaskEntry? {
-        let top = UInt32(truncatingIfNeeded: key.lo)
-        guard top != 0, top & Self.groupMark == 0 else { return nil }
-        let p = Int(top) - 1
-        guard grammar.terminals.indices.contains(p), grammar.terminals[p].count <= Self.maxNarrowTopBytes else { return nil }
+        guard isNarrow(key) else { return nil }
         return walker.withLock { w in
             w.prepare()
             var pool = w.takePool()
@@ -447,6 +469,52 @@ public final class GrammarTokenIndex: Sendable {
             let e = computeEntry(key, anyFirstByte: false, walker: w, pool: &pool, budget: narrowWalkNodes)
             if e != nil { w.narrowEntries += 1 }
             return e
+        }
+    }
+
+    /// A state with at least this many narrow keys not cached yet takes their part of its mask from
+    /// one walk of their stacks together (see `stateEntry`).
+    static let minUncachedKeysForStateWalk = 8
+    /// Trie nodes such a walk may visit before the keys go back to their own entries.
+    static let stateWalkNodes = 16_384
+
+    /// The tokens the stacks `stacks` allow together (full stacks in `source`, each over the real
+    /// root), as an entry with every token certain, by one walk of the trie from their set. For a
+    /// state whose narrow keys are mostly new: after a value inside an object of many optional
+    /// members, the state holds whitespace, a comma and each remaining member's start under its
+    /// own frame, dozens of keys met once each (the next member's state has other frames) whose
+    /// walks all cross the same few trie nodes; inside a member name beside many listed names,
+    /// each name's next character. Nil when the walk would visit more than `stateWalkNodes` nodes
+    /// (then each key's entry is filled as usual).
+    func stateEntry(of stacks: [Int32], in source: StackPool) -> MaskEntry? {
+        stateWalker.withLock { w in
+            w.prepare()
+            var pool = w.takePool()
+            defer { w.pool = pool }
+            var start: [Int32] = []
+            start.reserveCapacity(stacks.count)
+            var frames: [Int32] = []
+            for n in stacks {
+                frames.removeAll(keepingCapacity: true)
+                var q = n
+                while q >= 0 {
+                    frames.append(source.pos[Int(q)])
+                    q = source.parent[Int(q)]
+                }
+                // A matcher's stacks end at the root; rebuilt over it, nothing escapes.
+                guard q == StackPool.root else { return nil }
+                var node = StackPool.root
+                for p in frames.reversed() { node = pool.node(p, node) }
+                start.append(node)
+            }
+            start.sort()
+            let startSet = w.dfa.intern(start, &pool)
+            guard let (accepted, uncertain, skipped) = walk(from: startSet, dfa: w.dfa, pool: &pool,
+                                                            budget: Self.stateWalkNodes),
+                  uncertain.count == 0 else { return nil }
+            w.skippedSubtrees += skipped
+            w.stateWalks += 1
+            return MaskEntry(accepted: accepted, uncertain: uncertain, order: tokens.trie.order, tokens: tokens)
         }
     }
 
@@ -574,6 +642,8 @@ final class EntryWalker {
     var skippedSubtrees = 0
     /// Entries a narrow walk filled (see `GrammarTokenIndex.narrowEntry`), for tests.
     var narrowEntries = 0
+    /// Walks of states' stacks this walker made (see `GrammarTokenIndex.stateEntry`), for tests.
+    var stateWalks = 0
 
     init(grammar: CompiledGrammar) {
         self.grammar = grammar

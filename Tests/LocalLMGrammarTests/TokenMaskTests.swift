@@ -163,6 +163,33 @@ import LocalLMTokenizers
         #expect(cut.narrowEntries < narrow.narrowEntries)
     }
 
+    /// States with many narrow keys not cached yet (after a value among many optional members;
+    /// inside a member name beside many listed names, some sharing prefixes; beside open members
+    /// whose keys stay wide) take those keys' part of the mask from one walk of their stacks
+    /// together. Every mask equals the one of an index that fills every key's entry, and brute
+    /// force.
+    @Test(arguments: [
+        #"{"type":"object","properties":{"alpha":{"type":"integer"},"beta":{"type":"boolean"},"gamma":{"type":"string"},"delta":{"type":"number"},"epsilon":{"type":"null"},"zeta":{"type":"integer"},"eta":{"type":"boolean"},"theta":{"type":"string","maxLength":4},"iota":{"type":"integer"},"kappa":{"enum":["a","b"]}}}"#,
+        #"{"type":"object","properties":{"name":{"type":"string"},"names":{"type":"integer"},"nameless":{"type":"boolean"},"node":{"type":"integer"},"notes":{"type":"string"},"number":{"type":"number"},"nested":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}},"next":{"type":"null"},"nil":{"type":"boolean"}},"additionalProperties":{"type":"integer"}}"#,
+        #"{"type":"array","items":{"type":"object","properties":{"a1":{"type":"integer"},"a2":{"type":"integer"},"a3":{"type":"integer"},"a4":{"type":"integer"},"a5":{"type":"integer"},"a6":{"type":"integer"},"a7":{"type":"integer"},"a8":{"type":"integer"},"a9":{"type":"integer"}},"required":["a5"]}}"#,
+    ])
+    func stateWalksChangeNoMask(_ src: String) throws {
+        // A table of its own: entries other tests stored on the shared one would be cached keys.
+        let shared = try #require(TokenFixtures.smolLM2)
+        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true)
+        let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
+        let together = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
+        let apart = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, walksWholeStates: false)
+        var compared = 0
+        for seed: UInt64 in 1...3 {
+            compared += Self.compareAlongWalk(together, apart, seed: seed, steps: 50, bruteForceEvery: 5, label: "together and apart")
+        }
+        #expect(compared >= 9)
+        #expect(together.stateWalks > 0)
+        #expect(apart.stateWalks == 0)
+    }
+
     /// An index's entries are bounded in bytes: with a bound far below what a walk fills, entries
     /// are dropped and filled again, and every mask still equals the one of an unbounded index.
     @Test func boundedEntryCacheChangesNoMask() throws {
