@@ -54,6 +54,21 @@ import LocalLMTokenizers
     /// Matchers of two indexes of one grammar along one walk sampled (by `seed`) from the first's
     /// masks: every mask must be equal, and every `bruteForceEvery`-th equal to brute force.
     /// Returns the masks compared.
+    /// A copy of SmolLM2's table, for tests that count walks or entries: entries other tests stored
+    /// on the shared table would spare walks or turn fills into hits, depending on which ran first.
+    static func ownTable() throws -> TokenTable {
+        let shared = try #require(TokenFixtures.smolLM2)
+        return TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+    }
+
+    /// `compareAlongWalk` for seeds 1…3; the masks compared.
+    static func compareAlongWalks(_ first: GrammarTokenIndex, _ second: GrammarTokenIndex, steps: Int,
+                                  bruteForceEvery: Int?, label: String) -> Int {
+        (UInt64(1)...3).reduce(0) {
+            $0 + compareAlongWalk(first, second, seed: $1, steps: steps, bruteForceEvery: bruteForceEvery, label: label)
+        }
+    }
+
     static func compareAlongWalk(_ first: GrammarTokenIndex, _ second: GrammarTokenIndex, seed: UInt64, steps: Int,
                                  bruteForceEvery: Int?, label: String) -> Int {
         let table = first.tokens
@@ -118,18 +133,13 @@ import LocalLMTokenizers
         "regex:[a-z]{7}!",
     ])
     func skippedSubtreesChangeNoMask(_ src: String) throws {
-        // A table of its own: entries other tests stored on the shared one would spare the walks.
-        let shared = try #require(TokenFixtures.smolLM2)
-        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let table = try Self.ownTable()
         let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, patternsSearch: true)
         let grammar = src.hasPrefix("regex:") ? try CompiledGrammar(regex: String(src.dropFirst(6)))
             : try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
         let skipping = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
         let visiting = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, skipsSafeSubtrees: false)
-        var compared = 0
-        for seed: UInt64 in 1...3 {
-            compared += Self.compareAlongWalk(skipping, visiting, seed: seed, steps: 60, bruteForceEvery: 10, label: "skipping and visiting")
-        }
+        let compared = Self.compareAlongWalks(skipping, visiting, steps: 60, bruteForceEvery: 10, label: "skipping and visiting")
         #expect(compared >= 9)
         #expect(skipping.skippedSubtrees > 0)
         #expect(visiting.skippedSubtrees == 0)
@@ -145,18 +155,13 @@ import LocalLMTokenizers
         #"{"type":"object","additionalProperties":{"type":"number"}}"#,
     ])
     func narrowWalksChangeNoMask(_ src: String) throws {
-        // A table of its own: entries other tests stored on the shared one would spare the walks.
-        let shared = try #require(TokenFixtures.smolLM2)
-        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let table = try Self.ownTable()
         let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: JSONSchemaOptions(whitespace: .flexible))
         let narrow = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
         let sharing = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, triesNarrowWalks: false)
         let cut = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, narrowWalkNodes: 24)
-        var compared = 0
-        for seed: UInt64 in 1...3 {
-            compared += Self.compareAlongWalk(narrow, sharing, seed: seed, steps: 60, bruteForceEvery: 10, label: "narrow and sharing")
-            compared += Self.compareAlongWalk(cut, sharing, seed: seed, steps: 60, bruteForceEvery: nil, label: "cut and sharing")
-        }
+        let compared = Self.compareAlongWalks(narrow, sharing, steps: 60, bruteForceEvery: 10, label: "narrow and sharing")
+            + Self.compareAlongWalks(cut, sharing, steps: 60, bruteForceEvery: nil, label: "cut and sharing")
         #expect(compared >= 18)
         #expect(narrow.narrowEntries > 0)
         #expect(sharing.narrowEntries == 0)
@@ -174,17 +179,12 @@ import LocalLMTokenizers
         #"{"type":"array","items":{"type":"object","properties":{"a1":{"type":"integer"},"a2":{"type":"integer"},"a3":{"type":"integer"},"a4":{"type":"integer"},"a5":{"type":"integer"},"a6":{"type":"integer"},"a7":{"type":"integer"},"a8":{"type":"integer"},"a9":{"type":"integer"}},"required":["a5"]}}"#,
     ])
     func stateWalksChangeNoMask(_ src: String) throws {
-        // A table of its own: entries other tests stored on the shared one would be cached keys.
-        let shared = try #require(TokenFixtures.smolLM2)
-        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let table = try Self.ownTable()
         let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true)
         let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
         let together = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
         let apart = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, walksWholeStates: false)
-        var compared = 0
-        for seed: UInt64 in 1...3 {
-            compared += Self.compareAlongWalk(together, apart, seed: seed, steps: 50, bruteForceEvery: 5, label: "together and apart")
-        }
+        let compared = Self.compareAlongWalks(together, apart, steps: 50, bruteForceEvery: 5, label: "together and apart")
         #expect(compared >= 9)
         #expect(together.stateWalks > 0)
         #expect(apart.stateWalks == 0)
@@ -193,17 +193,12 @@ import LocalLMTokenizers
     /// An index's entries are bounded in bytes: with a bound far below what a walk fills, entries
     /// are dropped and filled again, and every mask still equals the one of an unbounded index.
     @Test func boundedEntryCacheChangesNoMask() throws {
-        // A table of its own: entries other tests stored on the shared one would make this
-        // index's entries fewer, or hits instead of fills, depending on which tests ran first.
-        let shared = try #require(TokenFixtures.smolLM2)
-        let table = TokenTable(tokenBytes: shared.tokenBytes, endOfGeneration: shared.endOfGeneration, special: shared.special)
+        let table = try Self.ownTable()
         let src = #"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string","maxLength":6},"tags":{"type":"array","items":{"type":"string"}}},"required":["id"]},"minItems":2}"#
         let grammar = try CompiledGrammar(jsonSchema: src, whitespace: .flexible)
         let small = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, cacheBytes: 64 << 10)
         let large = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
-        for seed: UInt64 in 1...3 {
-            _ = Self.compareAlongWalk(small, large, seed: seed, steps: 60, bruteForceEvery: nil, label: "bounded and unbounded")
-        }
+        _ = Self.compareAlongWalks(small, large, steps: 60, bruteForceEvery: nil, label: "bounded and unbounded")
         // The small index dropped entries (it holds fewer than it filled) and filled some again.
         #expect(small.cachedStateCount < small.filledEntryCount)
         #expect(small.filledEntryCount > large.filledEntryCount)
