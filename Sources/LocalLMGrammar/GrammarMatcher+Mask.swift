@@ -36,7 +36,7 @@ extension GrammarMatcher {
         // together, which costs less than filling an entry for each. Mask of a union of stacks =
         // union of their masks, so the other keys' entries add theirs as usual.
         var keys = allKeys
-        if index.walksWholeStates, keys.count >= GrammarTokenIndex.minUncachedKeysForStateWalk {
+        if index.walksNewNarrowKeysTogether, keys.count >= GrammarTokenIndex.minUncachedKeysForStateWalk {
             var together: [Int32] = [], rest: [(MaskKey, [Int32])] = []
             var walkedKeys = 0
             for (key, group) in keys {

@@ -42,7 +42,7 @@ public final class GrammarTokenIndex: Sendable {
     /// Whether a state with many narrow keys not cached yet takes their part of its mask from one
     /// walk of their stacks together (see `stateEntry`; false where tests compare with indexes
     /// that fill every key's entry).
-    let walksWholeStates: Bool
+    let walksNewNarrowKeysTogether: Bool
     /// Walks of states' stacks (`stateEntry`), apart from the entry walks: their stack sets hold a
     /// matcher's full stacks, which no key's walk meets again, so they would only crowd out the
     /// sets entry walks reuse.
@@ -60,7 +60,7 @@ public final class GrammarTokenIndex: Sendable {
 
     init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true,
          cacheBytes: Int = maxCacheBytes, triesNarrowWalks: Bool = true, narrowWalkNodes: Int = narrowWalkNodes,
-         walksWholeStates: Bool = true) {
+         walksNewNarrowKeysTogether: Bool = true) {
         self.grammar = grammar
         self.tokens = tokens
         cache = SanitizableMutex(EntryCache(entries: TwoGenerations(bytesPerGeneration: cacheBytes / 2)))
@@ -69,7 +69,7 @@ public final class GrammarTokenIndex: Sendable {
         self.skipsSafeSubtrees = skipsSafeSubtrees
         self.triesNarrowWalks = triesNarrowWalks
         self.narrowWalkNodes = narrowWalkNodes
-        self.walksWholeStates = walksWholeStates
+        self.walksNewNarrowKeysTogether = walksNewNarrowKeysTogether
         stateWalker = SanitizableMutex(EntryWalker(grammar: grammar))
     }
 

@@ -183,7 +183,7 @@ import LocalLMTokenizers
         let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, anyPropertyOrder: true)
         let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
         let together = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
-        let apart = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, walksWholeStates: false)
+        let apart = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, walksNewNarrowKeysTogether: false)
         let compared = Self.compareAlongWalks(together, apart, steps: 50, bruteForceEvery: 5, label: "together and apart")
         #expect(compared >= 9)
         #expect(together.stateWalks > 0)
