@@ -37,14 +37,13 @@ extension Kernels {
             y.initialize(repeating: 0, count: n * rows)
             return
         }
-        OpenBLAS.useSingleThread()
         if w.type == .f32 {
             let wf = w.data.assumingMemoryBound(to: Float.self)
             pool.run { thread, threads in
                 let (start, end) = evenSplit(rows, parts: threads, part: thread, granularity: 16)
                 guard end > start else { return }
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(end - start), Int32(columns),
-                            1, x, Int32(columns), wf + start * columns, Int32(columns), 0, y + start, Int32(rows))
+                Sgemm.multiply(m: n, n: end - start, k: columns, x, lda: columns, wf + start * columns, ldb: columns,
+                               transposedB: true, y + start, ldc: rows)
             }
             return
         }
@@ -60,8 +59,8 @@ extension Kernels {
             for p in first..<last {
                 let start = p * panel, count = min(panel, rows - start)
                 for r in 0..<count { dequantizeRow(w, row: start + r, into: mine + r * columns) }
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(count), Int32(columns),
-                            1, x, Int32(columns), mine, Int32(columns), 0, y + start, Int32(rows))
+                Sgemm.multiply(m: n, n: count, k: columns, x, lda: columns, mine, ldb: columns,
+                               transposedB: true, y + start, ldc: rows)
             }
         }
     }

@@ -17,5 +17,6 @@ static inline __attribute__((always_inline)) void locallm_prefetch(const void *p
 void locallm_fma_chain(const float *lanes, const float *scales, int blocks, int width, float *acc);
 
 #include "locallm_avx2.h"
+#include "locallm_sgemm.h"
 
 #endif
