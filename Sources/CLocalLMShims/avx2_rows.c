@@ -991,6 +991,173 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
     }
 }
 
+// MARK: - Prefill, AVX-512
+
+/// AVX-512 F, BW and VNNI, with the system saving the AVX-512 state (the runtime checks XCR0).
+static int cpu_has_avx512_vnni;
+
+__attribute__((constructor))
+static void detect_avx512_vnni(void) {
+    __builtin_cpu_init();
+    cpu_has_avx512_vnni = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+        && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+int locallm_has_avx512_vnni(void) { return cpu_has_avx512_vnni; }
+
+#define TARGET512 __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+/// Two 256-bit halves as one 512-bit vector.
+#define JOIN256(lo, hi) _mm512_inserti64x4(_mm512_castsi256_si512(lo), (hi), 1)
+
+/// The int32 lanes of two accumulators of 512 bits (even chunks in one, odd in the other, each chunk's
+/// eight lanes in a half) folded into the eight lanes of the 256-bit form: integer sums, so the same
+/// integers in any order.
+static inline __attribute__((always_inline)) TARGET512 __m256i fold512(__m512i p, __m512i q) {
+    const __m512i t = _mm512_add_epi32(p, q);
+    return _mm256_add_epi32(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64(t, 1));
+}
+
+/// `locallm_avx2_gemm_q4_K` with 512-bit vectors: two 32-value chunks per instruction, and the int16
+/// multiply-add fused with the add (`vpdpwssd`). The int32 lanes fold to the AVX2 form's integers, so
+/// the results are the same bits. Call only when `locallm_has_avx512_vnni()` is 1.
+TARGET512 void locallm_avx512_gemm_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                        float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX || nb > GEMM_MAX_BLOCKS) {
+        locallm_avx2_multi_q4_K(base, stride, a, n, nb, y, ystride, start, end);
+        return;
+    }
+    __m512i w[GEMM_MAX_BLOCKS][4];
+    __m512i s[GEMM_MAX_BLOCKS][4];
+    __m128i mnv[GEMM_MAX_BLOCKS];
+    float dd[GEMM_MAX_BLOCKS], dmm[GEMM_MAX_BLOCKS];
+    int16_t bsp[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][8] __attribute__((aligned(16)));
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int i = 0; i < 8; i++)
+                bsp[j][b][i] = (int16_t)(a[j].bsums[16 * b + 2 * i] + a[j].bsums[16 * b + 2 * i + 1]);
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
+    for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
+        const uint8_t *row = base + r * stride;
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = row + 144 * b;
+            const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+            const __m256i scales = _mm256_permute2x128_si256(sm, sm, 0x00);
+            for (int c = 0; c < 4; c++) {
+                // Chunks 2c (low nibbles) and 2c + 1 (high nibbles): values 64c … 64c + 63.
+                const __m256i bytes = load32(x + 16 + 32 * c);
+                w[b][c] = JOIN256(_mm256_and_si256(bytes, mask), _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask));
+                s[b][c] = JOIN256(_mm256_shuffle_epi8(scales, SPREAD16(2 * c)), _mm256_shuffle_epi8(scales, SPREAD16(2 * c + 1)));
+            }
+            mnv[b] = _mm256_extracti128_si256(sm, 1);
+            dd[b] = half_at(x);
+            dmm[b] = half_at(x + 2);
+        }
+        for (long j = 0; j < n; j += 2) {
+            const int two = (n - j) >= 2;
+            __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+            __m128 m0 = _mm_setzero_ps(), m1 = _mm_setzero_ps();
+            const locallm_activation *a0 = a + j, *a1 = a + j + (two ? 1 : 0);
+            for (long b = 0; b < nb; b++) {
+                const int8_t *y0 = a0->qs + 256 * b, *y1 = a1->qs + 256 * b;
+                // Two accumulators per activation, so the fused adds do not wait on each other.
+                __m512i p0 = _mm512_setzero_si512(), q0 = _mm512_setzero_si512();
+                __m512i p1 = _mm512_setzero_si512(), q1 = _mm512_setzero_si512();
+                for (int c = 0; c < 4; c += 2) {
+                    p0 = _mm512_dpwssd_epi32(p0, _mm512_maddubs_epi16(w[b][c], _mm512_loadu_si512(y0 + 64 * c)), s[b][c]);
+                    p1 = _mm512_dpwssd_epi32(p1, _mm512_maddubs_epi16(w[b][c], _mm512_loadu_si512(y1 + 64 * c)), s[b][c]);
+                    q0 = _mm512_dpwssd_epi32(q0, _mm512_maddubs_epi16(w[b][c + 1], _mm512_loadu_si512(y0 + 64 * c + 64)), s[b][c + 1]);
+                    q1 = _mm512_dpwssd_epi32(q1, _mm512_maddubs_epi16(w[b][c + 1], _mm512_loadu_si512(y1 + 64 * c + 64)), s[b][c + 1]);
+                }
+                const __m256i i0 = fold512(p0, q0), i1 = fold512(p1, q1);
+                const float yd0 = a0->scales[b], yd1 = a1->scales[b];
+                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(yd0 * dd[b]), _mm256_cvtepi32_ps(i0), acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(yd1 * dd[b]), _mm256_cvtepi32_ps(i1), acc1);
+                const __m128 mins0 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j][b])));
+                const __m128 mins1 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j + (two ? 1 : 0)][b])));
+                m0 = _mm_fmadd_ps(_mm_set1_ps(-yd0 * dmm[b]), mins0, m0);
+                m1 = _mm_fmadd_ps(_mm_set1_ps(-yd1 * dmm[b]), mins1, m1);
+            }
+            float mm0[4], mm1[4];
+            _mm_storeu_ps(mm0, m0);
+            _mm_storeu_ps(mm1, m1);
+            y[j * ystride + r] = hsum8(acc0) + ((mm0[0] + mm0[2]) + (mm0[1] + mm0[3]));
+            if (two) y[(j + 1) * ystride + r] = hsum8(acc1) + ((mm1[0] + mm1[2]) + (mm1[1] + mm1[3]));
+        }
+    }
+}
+
+/// `locallm_avx2_gemm_q6_K` with 512-bit vectors (see `locallm_avx512_gemm_q4_K`); the −32 offset's
+/// sums are added to the folded lanes. The same bits. Call only when `locallm_has_avx512_vnni()` is 1.
+TARGET512 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                        float *y, long ystride, long start, long end) {
+    if (n > LOCALLM_MULTI_MAX || nb > GEMM_MAX_BLOCKS) {
+        locallm_avx2_multi_q6_K(base, stride, a, n, nb, y, ystride, start, end);
+        return;
+    }
+    __m512i q[GEMM_MAX_BLOCKS][4];
+    __m512i s[GEMM_MAX_BLOCKS][4];
+    __m256i s16[GEMM_MAX_BLOCKS];
+    float dd[GEMM_MAX_BLOCKS];
+    int16_t bs[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][16] __attribute__((aligned(32)));
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int i = 0; i < 16; i++) bs[j][b][i] = (int16_t)a[j].bsums[16 * b + i];
+    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
+    for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
+        const uint8_t *row = base + r * stride;
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = row + 210 * b;
+            const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
+            __m256i spread[8];
+            q6_K_spreads(sc16, spread);
+            for (int half = 0; half < 2; half++) {
+                const uint8_t *ql = x + 64 * half;
+                const __m256i qh = load32(x + 128 + 32 * half);
+                const __m256i l0 = load32(ql), l1 = load32(ql + 32);
+                const __m256i c0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
+                const __m256i c1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
+                const __m256i c2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
+                const __m256i c3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
+                                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
+                // Chunks 4·half … 4·half + 3 of the AVX2 form, two per vector.
+                q[b][2 * half] = JOIN256(c0, c1);
+                q[b][2 * half + 1] = JOIN256(c2, c3);
+                s[b][2 * half] = JOIN256(spread[4 * half], spread[4 * half + 1]);
+                s[b][2 * half + 1] = JOIN256(spread[4 * half + 2], spread[4 * half + 3]);
+            }
+            s16[b] = sc16;
+            dd[b] = half_at(x + 208);
+        }
+        for (long j = 0; j < n; j += 2) {
+            const long j1 = (n - j) >= 2 ? j + 1 : j;
+            __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+            for (long b = 0; b < nb; b++) {
+                const int8_t *y0 = a[j].qs + 256 * b, *y1 = a[j1].qs + 256 * b;
+                __m512i p0 = _mm512_setzero_si512(), r0 = _mm512_setzero_si512();
+                __m512i p1 = _mm512_setzero_si512(), r1 = _mm512_setzero_si512();
+                for (int c = 0; c < 4; c += 2) {
+                    p0 = _mm512_dpwssd_epi32(p0, _mm512_maddubs_epi16(q[b][c], _mm512_loadu_si512(y0 + 64 * c)), s[b][c]);
+                    p1 = _mm512_dpwssd_epi32(p1, _mm512_maddubs_epi16(q[b][c], _mm512_loadu_si512(y1 + 64 * c)), s[b][c]);
+                    r0 = _mm512_dpwssd_epi32(r0, _mm512_maddubs_epi16(q[b][c + 1], _mm512_loadu_si512(y0 + 64 * c + 64)), s[b][c + 1]);
+                    r1 = _mm512_dpwssd_epi32(r1, _mm512_maddubs_epi16(q[b][c + 1], _mm512_loadu_si512(y1 + 64 * c + 64)), s[b][c + 1]);
+                }
+                const __m256i i0 = _mm256_add_epi32(q6_K_offsets(s16[b], _mm256_load_si256((const __m256i *)bs[j][b])), fold512(p0, r0));
+                const __m256i i1 = _mm256_add_epi32(q6_K_offsets(s16[b], _mm256_load_si256((const __m256i *)bs[j1][b])), fold512(p1, r1));
+                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(a[j].scales[b] * dd[b]), _mm256_cvtepi32_ps(i0), acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(a[j1].scales[b] * dd[b]), _mm256_cvtepi32_ps(i1), acc1);
+            }
+            y[j * ystride + r] = hsum8(acc0);
+            if (j1 != j) y[j1 * ystride + r] = hsum8(acc1);
+        }
+    }
+}
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -1013,6 +1180,13 @@ NONE_MULTI(q8_0) NONE_MULTI(q4_0) NONE_MULTI(q5_0) NONE_MULTI(q4_1) NONE_MULTI(q
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
     }
 NONE_GEMM(q4_K) NONE_GEMM(q6_K)
+int locallm_has_avx512_vnni(void) { return 0; }
+#define NONE_GEMM512(T)                                                                                 \
+    void locallm_avx512_gemm_##T(const uint8_t *base, long stride, const locallm_activation *a, long n, \
+                                 long nb, float *y, long ystride, long start, long end) {                \
+        (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
+    }
+NONE_GEMM512(q4_K) NONE_GEMM512(q6_K)
 #define NONE_DEQUANTIZE(NAME) \
     void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
 NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0)

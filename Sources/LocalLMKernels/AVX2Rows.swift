@@ -5,6 +5,8 @@ import LocalLMGGUF
 package enum CPUFeatures {
     /// AVX2, FMA and F16C: the instructions the run-time-dispatched C kernels (`AVX2Rows`) use.
     package static let avx2FMAF16C = locallm_has_avx2_fma_f16c() != 0
+    /// AVX-512 F, BW, VL and VNNI besides: the 512-bit forms of the Q4_K and Q6_K prefill kernels.
+    package static let avx512VNNI = locallm_has_avx512_vnni() != 0
 }
 
 /// The C matvec row loops for AVX2 + FMA + F16C CPUs (`Sources/CLocalLMShims/avx2_rows.c`).
@@ -66,12 +68,19 @@ package enum AVX2Rows {
 
     /// The prefill form of ``multiFunction(for:)`` (the same values, bit for bit, about 1.5× faster over
     /// rows in cache), or nil when there is none.
+    /// On CPUs with AVX-512 VNNI, their 512-bit forms (the same bits).
     @inline(__always)
     package static func gemmFunction(for type: GGMLType) -> MultiRows? {
         guard CPUFeatures.avx2FMAF16C else { return nil }
+        return gemmFunction(for: type, wide: CPUFeatures.avx512VNNI)
+    }
+
+    /// The prefill kernel for `type` in its AVX2 form or (`wide`) its AVX-512 VNNI form, which tests
+    /// compare; call `wide` only when `CPUFeatures.avx512VNNI`.
+    package static func gemmFunction(for type: GGMLType, wide: Bool) -> MultiRows? {
         switch type {
-        case .q4_K: return locallm_avx2_gemm_q4_K
-        case .q6_K: return locallm_avx2_gemm_q6_K
+        case .q4_K: return wide ? locallm_avx512_gemm_q4_K : locallm_avx2_gemm_q4_K
+        case .q6_K: return wide ? locallm_avx512_gemm_q6_K : locallm_avx2_gemm_q6_K
         default: return nil
         }
     }

@@ -1,3 +1,4 @@
+import CLocalLMShims
 import LocalLMGGUF
 import Testing
 @testable import LocalLMKernels
@@ -57,6 +58,37 @@ struct AVX2KernelsTests {
                         "\(type) \(columns) columns, row \(r) of \(start)..<\(end): C \(y[r]) vs Swift \(expected[r])")
             }
             for r in 0..<rows where r < start || r >= end { #expect(y[r].isNaN, "row \(r) outside the range was written") }
+        }
+    }
+
+    /// The AVX-512 VNNI forms of the Q4_K and Q6_K prefill kernels (512-bit, `vpdpwssd` in place of
+    /// `vpmaddwd` + `vpaddd`) give the AVX2 form's bits: 7 activations (an odd last pair), rows split
+    /// at odd offsets. Skipped on CPUs without AVX-512 VNNI.
+    @Test(.enabled(if: CPUFeatures.avx512VNNI), arguments: [GGMLType.q4_K, .q6_K])
+    func avx512PrefillKernelsEqualTheAVX2Form(type: GGMLType) throws {
+        let rows = 23, columns = 2304, n = 7
+        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 4321 + UInt64(type.rawValue))
+        let x = randomActivations(n * columns, seed: 606)
+        let perRow = PreparedActivation.scratchBytes(type: Kernels.activationType(for: type), count: columns)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: n * perRow, alignment: 64)
+        defer { memory.deallocate() }
+        let activations = x.withUnsafeBufferPointer { xp in
+            (0..<n).map { PreparedActivation(type: Kernels.activationType(for: type), xp.baseAddress! + $0 * columns,
+                                             count: columns, memory: memory + $0 * perRow) }
+        }
+        let c = activations.map(\.cActivation)
+        let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self), nb = columns / type.blockSize
+        func run(wide: Bool, _ start: Int, _ end: Int) throws -> [Float] {
+            let kernel = try #require(AVX2Rows.gemmFunction(for: type, wide: wide))
+            var y = [Float](repeating: .nan, count: n * rows)
+            c.withUnsafeBufferPointer { kernel(bytes, weights.matrix.rowStride, $0.baseAddress!, n, nb, &y, rows, start, end) }
+            return y
+        }
+        for (start, end) in [(0, rows), (3, 18)] {
+            let expected = try run(wide: false, start, end), y = try run(wide: true, start, end)
+            let differing = (0..<(n * rows)).filter { y[$0].bitPattern != expected[$0].bitPattern }
+            #expect(differing.isEmpty, "\(type), rows \(start)..<\(end): \(differing.count) differ")
+            #expect(expected.contains { !$0.isNaN })
         }
     }
 

@@ -83,6 +83,16 @@ void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const locallm_acti
 void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                             float *y, long ystride, long start, long end);
 
+/// 1 when the CPU has AVX-512 F, BW, VL and VNNI besides AVX2 + FMA + F16C (read once), 0 otherwise.
+int locallm_has_avx512_vnni(void);
+
+/// `locallm_avx2_gemm_*` with 512-bit vectors and `vpdpwssd`: the same bits. Call only when
+/// `locallm_has_avx512_vnni()` is 1.
+void locallm_avx512_gemm_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
+void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
+
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 
 /// ggml_vec_dot_f16's order over float operands: four 8-lane FMA accumulators over steps of 32,
