@@ -6,16 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/fetch-models.sh >/dev/null
 swift build -c release -Xswiftc -enable-testing --build-tests
-# On CPUs with AVX-512, OpenBLAS may run kernels other than the AVX2 (Haswell/Zen) ones the tests'
-# exact comparisons were written on: SkylakeX on the models it knows, its SSE3 Prescott fallback on
-# those it does not (Debian's 0.3.21 on Intel family 6 model 207), where the library then uses its own
-# sgemm. There three tests fail by float rounding (split F16 decode attention off by 6e-5, about one
-# F16 step of a softmax weight; two fault-path tests whose greedy answers part at a near-tie after ~20
-# characters). The suite pins OpenBLAS's AVX2 kernels (which the library keeps) so that it computes
-# the same everywhere; SgemmTests check the own sgemm bit for bit. See Docs/fidelity.md.
-if [[ -z ${OPENBLAS_CORETYPE:-} ]] && grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
-    export OPENBLAS_CORETYPE=Haswell
-fi
 # Serially: the real-model suites each use every core through the runtime's thread pool, so running
 # them side by side only adds contention, and it starves Swift's cooperative pool, which makes the
 # timing checks of the scripted-model tests (e.g. prompt cancellation) flaky.

@@ -861,6 +861,42 @@ TARGET void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y) {
 /// longer rows go to the several-activation kernels, which compute the same values.
 #define GEMM_MAX_BLOCKS 64
 
+/// Each activation's bsums summed in pairs (one int16 per 32 values), for the Q4_K minimum terms.
+INLINE void q4_K_pair_bsums(const locallm_activation *a, long n, long nb, int16_t bsp[][GEMM_MAX_BLOCKS][8]) {
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int i = 0; i < 8; i++)
+                bsp[j][b][i] = (int16_t)(a[j].bsums[16 * b + 2 * i] + a[j].bsums[16 * b + 2 * i + 1]);
+}
+
+/// Each activation's bsums as int16 (one per 16 values), for the Q6_K offset terms.
+INLINE void q6_K_bsums(const locallm_activation *a, long n, long nb, int16_t bs[][GEMM_MAX_BLOCKS][16]) {
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int i = 0; i < 16; i++) bs[j][b][i] = (int16_t)a[j].bsums[16 * b + i];
+}
+
+/// A Q4_K block's float part for one activation: its integer lanes scaled into `acc`, its minimum
+/// term (the eight mins · the activation's pair sums) into `m`.
+INLINE void q4_K_block_floats(__m256i isum, float yd, float d, float dmin, __m128i mins, const int16_t *pair_bsums,
+                              __m256 *acc, __m128 *m) {
+    *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * d), _mm256_cvtepi32_ps(isum), *acc);
+    const __m128 terms = _mm_cvtepi32_ps(_mm_madd_epi16(mins, _mm_load_si128((const __m128i *)pair_bsums)));
+    *m = _mm_fmadd_ps(_mm_set1_ps(-yd * dmin), terms, *m);
+}
+
+/// The four 32-value chunks (6-bit values) of one half (128 values) of a Q6_K block at x.
+INLINE void q6_K_chunks(const uint8_t *x, int half, __m256i out[4]) {
+    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    const uint8_t *ql = x + 64 * half;
+    const __m256i qh = load32(x + 128 + 32 * half);
+    const __m256i l0 = load32(ql), l1 = load32(ql + 32);
+    out[0] = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
+    out[1] = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
+    out[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
+    out[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4), _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
+}
+
 /// Q4_K rows [start, end) times n activations, each result exactly as `locallm_avx2_multi_q4_K`
 /// computes it: prefill form. Each row's blocks are unpacked once into a row buffer (values and the
 /// sub-block scales as int16 vectors), then activations go four at a time with their accumulators in
@@ -877,10 +913,7 @@ TARGET void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const local
     __m128i mnv[GEMM_MAX_BLOCKS];
     float dd[GEMM_MAX_BLOCKS], dmm[GEMM_MAX_BLOCKS];
     int16_t bsp[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][8] __attribute__((aligned(16)));
-    for (long j = 0; j < n; j++)
-        for (long b = 0; b < nb; b++)
-            for (int i = 0; i < 8; i++)
-                bsp[j][b][i] = (int16_t)(a[j].bsums[16 * b + 2 * i] + a[j].bsums[16 * b + 2 * i + 1]);
+    q4_K_pair_bsums(a, n, nb, bsp);
     const __m256i mask = _mm256_set1_epi8(0x0F);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
@@ -914,19 +947,11 @@ TARGET void locallm_avx2_gemm_q4_K(const uint8_t *base, long stride, const local
                     i0 = _mm256_add_epi32(i0, _mm256_madd_epi16(_mm256_maddubs_epi16(wc, load32(y0 + 32 * c)), s[b][c]));
                     i1 = _mm256_add_epi32(i1, _mm256_madd_epi16(_mm256_maddubs_epi16(wc, load32(y1 + 32 * c)), s[b][c]));
                 }
-                const float yd0 = a0->scales[b], yd1 = a1->scales[b];
-                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(yd0 * dd[b]), _mm256_cvtepi32_ps(i0), acc0);
-                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(yd1 * dd[b]), _mm256_cvtepi32_ps(i1), acc1);
-                const __m128 mins0 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j][b])));
-                const __m128 mins1 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j + (two ? 1 : 0)][b])));
-                m0 = _mm_fmadd_ps(_mm_set1_ps(-yd0 * dmm[b]), mins0, m0);
-                m1 = _mm_fmadd_ps(_mm_set1_ps(-yd1 * dmm[b]), mins1, m1);
+                q4_K_block_floats(i0, a0->scales[b], dd[b], dmm[b], mnv[b], bsp[j][b], &acc0, &m0);
+                q4_K_block_floats(i1, a1->scales[b], dd[b], dmm[b], mnv[b], bsp[j + (two ? 1 : 0)][b], &acc1, &m1);
             }
-            float mm0[4], mm1[4];
-            _mm_storeu_ps(mm0, m0);
-            _mm_storeu_ps(mm1, m1);
-            y[j * ystride + r] = hsum8(acc0) + ((mm0[0] + mm0[2]) + (mm0[1] + mm0[3]));
-            if (two) y[(j + 1) * ystride + r] = hsum8(acc1) + ((mm1[0] + mm1[2]) + (mm1[1] + mm1[3]));
+            y[j * ystride + r] = finish_q4_K(acc0, m0);
+            if (two) y[(j + 1) * ystride + r] = finish_q4_K(acc1, m1);
         }
     }
 }
@@ -945,10 +970,7 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
     __m256i s16[GEMM_MAX_BLOCKS];
     float dd[GEMM_MAX_BLOCKS];
     int16_t bs[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][16] __attribute__((aligned(32)));
-    for (long j = 0; j < n; j++)
-        for (long b = 0; b < nb; b++)
-            for (int i = 0; i < 16; i++) bs[j][b][i] = (int16_t)a[j].bsums[16 * b + i];
-    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    q6_K_bsums(a, n, nb, bs);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
         if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
@@ -956,16 +978,8 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
         for (long b = 0; b < nb; b++) {
             const uint8_t *x = row + 210 * b;
             const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
-            for (int half = 0; half < 2; half++) {
-                const uint8_t *ql = x + 64 * half;
-                const __m256i qh = load32(x + 128 + 32 * half);
-                const __m256i l0 = load32(ql), l1 = load32(ql + 32);
-                q[b][4 * half] = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
-                q[b][4 * half + 1] = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
-                q[b][4 * half + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
-                q[b][4 * half + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
-                                                     _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
-            }
+            q6_K_chunks(x, 0, q[b]);
+            q6_K_chunks(x, 1, q[b] + 4);
             q6_K_spreads(sc16, s[b]);
             s16[b] = sc16;
             dd[b] = half_at(x + 208);
@@ -1033,10 +1047,7 @@ TARGET512 void locallm_avx512_gemm_q4_K(const uint8_t *base, long stride, const 
     __m128i mnv[GEMM_MAX_BLOCKS];
     float dd[GEMM_MAX_BLOCKS], dmm[GEMM_MAX_BLOCKS];
     int16_t bsp[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][8] __attribute__((aligned(16)));
-    for (long j = 0; j < n; j++)
-        for (long b = 0; b < nb; b++)
-            for (int i = 0; i < 8; i++)
-                bsp[j][b][i] = (int16_t)(a[j].bsums[16 * b + 2 * i] + a[j].bsums[16 * b + 2 * i + 1]);
+    q4_K_pair_bsums(a, n, nb, bsp);
     const __m256i mask = _mm256_set1_epi8(0x0F);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
@@ -1073,19 +1084,11 @@ TARGET512 void locallm_avx512_gemm_q4_K(const uint8_t *base, long stride, const 
                     q1 = _mm512_dpwssd_epi32(q1, _mm512_maddubs_epi16(w[b][c + 1], _mm512_loadu_si512(y1 + 64 * c + 64)), s[b][c + 1]);
                 }
                 const __m256i i0 = fold512(p0, q0), i1 = fold512(p1, q1);
-                const float yd0 = a0->scales[b], yd1 = a1->scales[b];
-                acc0 = _mm256_fmadd_ps(_mm256_set1_ps(yd0 * dd[b]), _mm256_cvtepi32_ps(i0), acc0);
-                acc1 = _mm256_fmadd_ps(_mm256_set1_ps(yd1 * dd[b]), _mm256_cvtepi32_ps(i1), acc1);
-                const __m128 mins0 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j][b])));
-                const __m128 mins1 = _mm_cvtepi32_ps(_mm_madd_epi16(mnv[b], _mm_load_si128((const __m128i *)bsp[j + (two ? 1 : 0)][b])));
-                m0 = _mm_fmadd_ps(_mm_set1_ps(-yd0 * dmm[b]), mins0, m0);
-                m1 = _mm_fmadd_ps(_mm_set1_ps(-yd1 * dmm[b]), mins1, m1);
+                q4_K_block_floats(i0, a0->scales[b], dd[b], dmm[b], mnv[b], bsp[j][b], &acc0, &m0);
+                q4_K_block_floats(i1, a1->scales[b], dd[b], dmm[b], mnv[b], bsp[j + (two ? 1 : 0)][b], &acc1, &m1);
             }
-            float mm0[4], mm1[4];
-            _mm_storeu_ps(mm0, m0);
-            _mm_storeu_ps(mm1, m1);
-            y[j * ystride + r] = hsum8(acc0) + ((mm0[0] + mm0[2]) + (mm0[1] + mm0[3]));
-            if (two) y[(j + 1) * ystride + r] = hsum8(acc1) + ((mm1[0] + mm1[2]) + (mm1[1] + mm1[3]));
+            y[j * ystride + r] = finish_q4_K(acc0, m0);
+            if (two) y[(j + 1) * ystride + r] = finish_q4_K(acc1, m1);
         }
     }
 }
@@ -1103,10 +1106,7 @@ TARGET512 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const 
     __m256i s16[GEMM_MAX_BLOCKS];
     float dd[GEMM_MAX_BLOCKS];
     int16_t bs[LOCALLM_MULTI_MAX][GEMM_MAX_BLOCKS][16] __attribute__((aligned(32)));
-    for (long j = 0; j < n; j++)
-        for (long b = 0; b < nb; b++)
-            for (int i = 0; i < 16; i++) bs[j][b][i] = (int16_t)a[j].bsums[16 * b + i];
-    const __m256i mask4 = _mm256_set1_epi8(0x0F), mask2 = _mm256_set1_epi8(0x30);
+    q6_K_bsums(a, n, nb, bs);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
         if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
@@ -1117,17 +1117,11 @@ TARGET512 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const 
             __m256i spread[8];
             q6_K_spreads(sc16, spread);
             for (int half = 0; half < 2; half++) {
-                const uint8_t *ql = x + 64 * half;
-                const __m256i qh = load32(x + 128 + 32 * half);
-                const __m256i l0 = load32(ql), l1 = load32(ql + 32);
-                const __m256i c0 = _mm256_or_si256(_mm256_and_si256(l0, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), mask2));
-                const __m256i c1 = _mm256_or_si256(_mm256_and_si256(l1, mask4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), mask2));
-                const __m256i c2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), mask4), _mm256_and_si256(qh, mask2));
-                const __m256i c3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), mask4),
-                                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), mask2));
                 // Chunks 4·half … 4·half + 3 of the AVX2 form, two per vector.
-                q[b][2 * half] = JOIN256(c0, c1);
-                q[b][2 * half + 1] = JOIN256(c2, c3);
+                __m256i c[4];
+                q6_K_chunks(x, half, c);
+                q[b][2 * half] = JOIN256(c[0], c[1]);
+                q[b][2 * half + 1] = JOIN256(c[2], c[3]);
                 s[b][2 * half] = JOIN256(spread[4 * half], spread[4 * half + 1]);
                 s[b][2 * half + 1] = JOIN256(spread[4 * half + 2], spread[4 * half + 3]);
             }

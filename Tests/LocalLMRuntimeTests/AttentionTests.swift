@@ -63,7 +63,12 @@ import Testing
             }
         }
         let worst = zip(expected, split).map { abs($0 - $1) }.max() ?? .nan
-        #expect(worst <= 1e-5, "max |Δ| \(worst)")
+        // The two paths sum scores in different orders (sgemm's against the decode kernels'), and with
+        // an F16 cache both round each softmax weight to F16, as ggml does: a score one bit apart can
+        // round a weight to the neighbouring F16, which moves an output by that step times a value
+        // (|v| < 1): 6.1e-5 for a weight in [1/16, 1/8). Seen with OpenBLAS's SSE3 kernels and with
+        // LocalLM's own sgemm; a wrong weight or value moves an output by orders of magnitude more.
+        #expect(worst <= (type == .f16 ? 1.25e-4 : 1e-5), "max |Δ| \(worst)")
         #expect(expected.allSatisfy { $0.isFinite })
     }
 
