@@ -19,15 +19,21 @@
 #include <string.h>
 
 static int cpu_has_avx2_fma_f16c;
+/// AVX-512 F, BW, VL and VNNI besides, with the system saving the AVX-512 state (the runtime checks XCR0).
+static int cpu_has_avx512_vnni;
 
 __attribute__((constructor))
 static void detect_avx2(void) {
     __builtin_cpu_init();
     cpu_has_avx2_fma_f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
         && __builtin_cpu_supports("f16c");
+    cpu_has_avx512_vnni = cpu_has_avx2_fma_f16c && __builtin_cpu_supports("avx512f")
+        && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+        && __builtin_cpu_supports("avx512vnni");
 }
 
 int locallm_has_avx2_fma_f16c(void) { return cpu_has_avx2_fma_f16c; }
+int locallm_has_avx512_vnni(void) { return cpu_has_avx512_vnni; }
 
 #define TARGET __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline)) TARGET
@@ -1006,19 +1012,6 @@ TARGET void locallm_avx2_gemm_q6_K(const uint8_t *base, long stride, const local
 }
 
 // MARK: - Prefill, AVX-512
-
-/// AVX-512 F, BW and VNNI, with the system saving the AVX-512 state (the runtime checks XCR0).
-static int cpu_has_avx512_vnni;
-
-__attribute__((constructor))
-static void detect_avx512_vnni(void) {
-    __builtin_cpu_init();
-    cpu_has_avx512_vnni = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-        && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-}
-
-int locallm_has_avx512_vnni(void) { return cpu_has_avx512_vnni; }
 
 #define TARGET512 __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 

@@ -67,8 +67,8 @@ package enum AVX2Rows {
     }
 
     /// The prefill form of ``multiFunction(for:)`` (the same values, bit for bit, about 1.5× faster over
-    /// rows in cache), or nil when there is none.
-    /// On CPUs with AVX-512 VNNI, their 512-bit forms (the same bits).
+    /// rows in cache), or nil when there is none; its 512-bit form on CPUs with AVX-512 VNNI (the same
+    /// bits).
     @inline(__always)
     package static func gemmFunction(for type: GGMLType) -> MultiRows? {
         guard CPUFeatures.avx2FMAF16C else { return nil }

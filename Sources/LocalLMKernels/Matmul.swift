@@ -24,9 +24,9 @@ extension Kernels {
     /// Y[n × rows] = X[n × columns] · Wᵀ (prefill, batches).
     ///
     /// W is dequantized in panels of ``panelRows`` rows into per-thread scratch and multiplied with
-    /// OpenBLAS `cblas_sgemm` (which the pool's threads call concurrently on disjoint panels; OpenBLAS
-    /// itself is kept single-threaded so it does not compete with the pool). F32 weights go to sgemm
-    /// directly. X and Y are row-major with leading dimensions `columns` and `rows`.
+    /// ``Sgemm`` (OpenBLAS `cblas_sgemm`, or the shims' own product where OpenBLAS runs old kernels),
+    /// which the pool's threads call concurrently on disjoint panels (OpenBLAS itself is kept
+    /// single-threaded so it does not compete with the pool). F32 weights go to it directly. X and Y are row-major with leading dimensions `columns` and `rows`.
     public static func matmul(
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch
