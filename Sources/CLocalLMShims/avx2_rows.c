@@ -16,6 +16,7 @@
 #pragma clang fp contract(off)
 #endif
 #include <immintrin.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cpu_has_avx2_fma_f16c;
@@ -1145,6 +1146,268 @@ TARGET512 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const 
     }
 }
 
+
+// MARK: - Prefill, eight rows interleaved
+
+/// One 256-value block of eight Q4_K rows, unpacked and interleaved for `locallm_avx2_tiles_q4_K`:
+/// `q[s][g]` holds values 4g…4g+3 of sub-block s (bytes 0…15) with row r in dword r, so one `maddubs`
+/// with an activation dword broadcast to every lane multiplies four values of all eight rows.
+typedef struct {
+    __m256i q[8][8];
+    /// Row r's scale of sub-block s in int16 lanes 2r and 2r + 1.
+    __m256i sc[8];
+    /// Row r's minimums of sub-blocks 2p and 2p + 1 in int16 lanes 2r and 2r + 1.
+    __m256i mn[4];
+    /// Row r's d and dmin in lane r.
+    __m256 d, dmin;
+} q4_K_tile;
+
+/// v[r] (dword g of row r) → v[g] (dword r of each is row r's dword g).
+INLINE void transpose8x8_epi32(__m256i v[8]) {
+    __m256i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        u[4 * h + 0] = _mm256_unpacklo_epi64(t[4 * h + 0], t[4 * h + 2]);
+        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h + 0], t[4 * h + 2]);
+        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+    }
+    for (int g = 0; g < 4; g++) {
+        v[g] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x20);
+        v[g + 4] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x31);
+    }
+}
+
+/// Block b of the `rows` (≤ 8) Q4_K rows from `row0` into `t`; missing rows are zeros.
+INLINE void pack8_q4_K(const uint8_t *row0, long stride, int rows, long b, q4_K_tile *t) {
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    __m256i v[8][8];
+    uint8_t sm[8][16];
+    float d[8], dmin[8];
+    for (int r = 0; r < 8; r++) {
+        if (r >= rows) {
+            for (int s = 0; s < 8; s++) v[s][r] = _mm256_setzero_si256();
+            memset(sm[r], 0, 16);
+            d[r] = dmin[r] = 0;
+            continue;
+        }
+        const uint8_t *x = row0 + r * stride + 144 * b;
+        _mm_storeu_si128((__m128i *)sm[r], k4_scales_mins(x));
+        d[r] = half_at(x);
+        dmin[r] = half_at(x + 2);
+        for (int c = 0; c < 4; c++) {
+            const __m256i bytes = load32(x + 16 + 32 * c);
+            v[2 * c][r] = _mm256_and_si256(bytes, mask);
+            v[2 * c + 1][r] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+        }
+    }
+    for (int s = 0; s < 8; s++) {
+        transpose8x8_epi32(v[s]);
+        for (int g = 0; g < 8; g++) t->q[s][g] = v[s][g];
+    }
+    int16_t sc[8][16] __attribute__((aligned(32))), mn[4][16] __attribute__((aligned(32)));
+    for (int r = 0; r < 8; r++) {
+        for (int s = 0; s < 8; s++) sc[s][2 * r] = sc[s][2 * r + 1] = sm[r][s];
+        for (int p = 0; p < 4; p++) {
+            mn[p][2 * r] = sm[r][8 + 2 * p];
+            mn[p][2 * r + 1] = sm[r][9 + 2 * p];
+        }
+    }
+    for (int s = 0; s < 8; s++) t->sc[s] = _mm256_load_si256((const __m256i *)sc[s]);
+    for (int p = 0; p < 4; p++) t->mn[p] = _mm256_load_si256((const __m256i *)mn[p]);
+    t->d = _mm256_loadu_ps(d);
+    t->dmin = _mm256_loadu_ps(dmin);
+}
+
+/// The activation dword at p in every lane.
+INLINE __m256i broadcast_dword(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/// Lane r of acc[u] to y[(j + u)·ystride + r0 + r] for r < rows.
+INLINE void tile_store(const __m256 *acc, int A, float *y, long ystride, long j, long r0, int rows) {
+    for (int u = 0; u < A; u++) {
+        float *out = y + (j + u) * ystride + r0;
+        if (rows == 8) {
+            _mm256_storeu_ps(out, acc[u]);
+        } else {
+            float lanes[8];
+            _mm256_storeu_ps(lanes, acc[u]);
+            for (int r = 0; r < rows; r++) out[r] = lanes[r];
+        }
+    }
+}
+
+/// Eight packed rows times activations j…j+A−1 (A ≤ 4): per block, each sub-block's eight `maddubs`
+/// are summed in int16 (|sum| ≤ 8·2·15·128 = 30,720) before one `madd` with the scales; the block's
+/// integer sum s and minimum sum m (mins · the activation's sub-block sums `bp`) then go into row
+/// r's float as acc = fma(d·yd, s, acc), acc = fma(−(dmin·yd), m, acc), blocks in order.
+INLINE void q4_K_tile_rows(const q4_K_tile *tiles, long nb, const locallm_activation *a, const int32_t *bp,
+                           long j, const int A, float *y, long ystride, long r0, int rows) {
+    __m256 acc[4];
+    for (int u = 0; u < A; u++) acc[u] = _mm256_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const q4_K_tile *t = tiles + b;
+        __m256i isum[4];
+        for (int u = 0; u < A; u++) isum[u] = _mm256_setzero_si256();
+        for (int s = 0; s < 8; s++) {
+            __m256i p[4];
+            for (int g = 0; g < 8; g++) {
+                const __m256i w = _mm256_load_si256(&t->q[s][g]);
+                for (int u = 0; u < A; u++) {
+                    const __m256i m = _mm256_maddubs_epi16(w, broadcast_dword(a[j + u].qs + 256 * b + 32 * s + 4 * g));
+                    p[u] = g == 0 ? m : _mm256_add_epi16(p[u], m);
+                }
+            }
+            for (int u = 0; u < A; u++) isum[u] = _mm256_add_epi32(isum[u], _mm256_madd_epi16(p[u], t->sc[s]));
+        }
+        for (int u = 0; u < A; u++) {
+            const int32_t *q = bp + ((j + u) * nb + b) * 4;
+            __m256i m = _mm256_madd_epi16(t->mn[0], _mm256_set1_epi32(q[0]));
+            for (int i = 1; i < 4; i++) m = _mm256_add_epi32(m, _mm256_madd_epi16(t->mn[i], _mm256_set1_epi32(q[i])));
+            const __m256 yd = _mm256_set1_ps(a[j + u].scales[b]);
+            acc[u] = _mm256_fmadd_ps(_mm256_mul_ps(t->d, yd), _mm256_cvtepi32_ps(isum[u]), acc[u]);
+            acc[u] = _mm256_fnmadd_ps(_mm256_mul_ps(t->dmin, yd), _mm256_cvtepi32_ps(m), acc[u]);
+        }
+    }
+    tile_store(acc, A, y, ystride, j, r0, rows);
+}
+
+/// One 256-value block of eight Q6_K rows for `locallm_avx2_tiles_q6_K`: `q[c][g]` holds the unsigned
+/// 6-bit values 32c + 4g … 32c + 4g + 3 (bytes 0…63, before the −32 offset), row r in dword r.
+typedef struct {
+    __m256i q[8][8];
+    /// Row r's scale of sub-block k (16 values) in int16 lanes 2r and 2r + 1.
+    __m256i sc[16];
+    /// Row r's scales of sub-blocks 2p and 2p + 1 in int16 lanes 2r and 2r + 1 (for the offset term).
+    __m256i scp[8];
+    /// Row r's d in lane r.
+    __m256 d;
+    __m256 pad;
+} q6_K_tile;
+
+/// Block b of the `rows` (≤ 8) Q6_K rows from `row0` into `t`; missing rows are zeros.
+INLINE void pack8_q6_K(const uint8_t *row0, long stride, int rows, long b, q6_K_tile *t) {
+    __m256i v[8][8];
+    int8_t sc[8][16];
+    float d[8];
+    for (int r = 0; r < 8; r++) {
+        if (r >= rows) {
+            for (int c = 0; c < 8; c++) v[c][r] = _mm256_setzero_si256();
+            memset(sc[r], 0, 16);
+            d[r] = 0;
+            continue;
+        }
+        const uint8_t *x = row0 + r * stride + 210 * b;
+        __m256i chunks[8];
+        q6_K_chunks(x, 0, chunks);
+        q6_K_chunks(x, 1, chunks + 4);
+        for (int c = 0; c < 8; c++) v[c][r] = chunks[c];
+        memcpy(sc[r], x + 192, 16);
+        d[r] = half_at(x + 208);
+    }
+    for (int c = 0; c < 8; c++) {
+        transpose8x8_epi32(v[c]);
+        for (int g = 0; g < 8; g++) t->q[c][g] = v[c][g];
+    }
+    int16_t s16[16][16] __attribute__((aligned(32))), sp[8][16] __attribute__((aligned(32)));
+    for (int r = 0; r < 8; r++) {
+        for (int k = 0; k < 16; k++) s16[k][2 * r] = s16[k][2 * r + 1] = sc[r][k];
+        for (int p = 0; p < 8; p++) {
+            sp[p][2 * r] = sc[r][2 * p];
+            sp[p][2 * r + 1] = sc[r][2 * p + 1];
+        }
+    }
+    for (int k = 0; k < 16; k++) t->sc[k] = _mm256_load_si256((const __m256i *)s16[k]);
+    for (int p = 0; p < 8; p++) t->scp[p] = _mm256_load_si256((const __m256i *)sp[p]);
+    t->d = _mm256_loadu_ps(d);
+    t->pad = _mm256_setzero_ps();
+}
+
+/// Eight packed Q6_K rows times activations j…j+A−1 (A ≤ 4): per 16-value sub-block two `maddubs`
+/// summed in int16 (|sum| ≤ 2·2·63·128 = 32,256) and one `madd` with the scales; the block's exact
+/// integer Σ scale·(q − 32)·y = that sum − 32·Σ scale·bsum, then acc = fma(d·yd, sum, acc), blocks in
+/// order.
+INLINE void q6_K_tile_rows(const q6_K_tile *tiles, long nb, const locallm_activation *a, const int32_t *bp,
+                           long j, const int A, float *y, long ystride, long r0, int rows) {
+    __m256 acc[4];
+    for (int u = 0; u < A; u++) acc[u] = _mm256_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const q6_K_tile *t = tiles + b;
+        __m256i isum[4];
+        for (int u = 0; u < A; u++) isum[u] = _mm256_setzero_si256();
+        for (int c = 0; c < 8; c++) {
+            for (int gp = 0; gp < 4; gp++) {
+                const __m256i w0 = _mm256_load_si256(&t->q[c][2 * gp]), w1 = _mm256_load_si256(&t->q[c][2 * gp + 1]);
+                for (int u = 0; u < A; u++) {
+                    const int8_t *yq = a[j + u].qs + 256 * b + 32 * c + 8 * gp;
+                    const __m256i m = _mm256_add_epi16(_mm256_maddubs_epi16(w0, broadcast_dword(yq)),
+                                                       _mm256_maddubs_epi16(w1, broadcast_dword(yq + 4)));
+                    isum[u] = _mm256_add_epi32(isum[u], _mm256_madd_epi16(m, t->sc[2 * c + gp / 2]));
+                }
+            }
+        }
+        for (int u = 0; u < A; u++) {
+            const int32_t *q = bp + ((j + u) * nb + b) * 8;
+            __m256i o = _mm256_madd_epi16(t->scp[0], _mm256_set1_epi32(q[0]));
+            for (int i = 1; i < 8; i++) o = _mm256_add_epi32(o, _mm256_madd_epi16(t->scp[i], _mm256_set1_epi32(q[i])));
+            const __m256i total = _mm256_sub_epi32(isum[u], _mm256_slli_epi32(o, 5));
+            const __m256 yd = _mm256_set1_ps(a[j + u].scales[b]);
+            acc[u] = _mm256_fmadd_ps(_mm256_mul_ps(t->d, yd), _mm256_cvtepi32_ps(total), acc[u]);
+        }
+    }
+    tile_store(acc, A, y, ystride, j, r0, rows);
+}
+
+/// The interleaved prefill driver for one type: each activation's block sums as int16 pairs in `bp`
+/// (PAIRS int32 per block: low half the sum of sub-block group 2p, high half of 2p + 1, groups of
+/// 64 / PAIRS values), then every group of eight rows packed once and every activation run through it.
+_Static_assert(sizeof(q4_K_tile) % 64 == 0 && sizeof(q6_K_tile) % 64 == 0, "aligned_alloc needs multiples of 64");
+
+#define TILES(NAME, TILE, PAIRS)                                                                          \
+    TARGET int locallm_avx2_tiles_##NAME(const uint8_t *base, long stride, const locallm_activation *a,   \
+                                         long n, long nb, float *y, long ystride, long start, long end) { \
+        if (n <= 0 || nb <= 0 || end <= start) return 1;                                                 \
+        TILE *tiles = aligned_alloc(64, sizeof(TILE) * (size_t)nb);                                       \
+        int32_t *bp = malloc(sizeof(int32_t) * PAIRS * (size_t)nb * (size_t)n);                          \
+        if (!tiles || !bp) {                                                                              \
+            free(tiles);                                                                                  \
+            free(bp);                                                                                     \
+            return 0;                                                                                     \
+        }                                                                                                 \
+        const int per = 8 / PAIRS; /* bsums (16 values each) per group */                                \
+        for (long j = 0; j < n; j++)                                                                      \
+            for (long b = 0; b < nb; b++)                                                                 \
+                for (int p = 0; p < PAIRS; p++) {                                                         \
+                    const int32_t *s = a[j].bsums + 16 * b + 2 * per * p;                                 \
+                    int32_t lo = 0, hi = 0;                                                               \
+                    for (int i = 0; i < per; i++) {                                                       \
+                        lo += s[i];                                                                       \
+                        hi += s[per + i];                                                                 \
+                    }                                                                                     \
+                    bp[(j * nb + b) * PAIRS + p] = (int32_t)((uint32_t)(uint16_t)(int16_t)lo              \
+                                                             | ((uint32_t)(uint16_t)(int16_t)hi << 16));  \
+                }                                                                                         \
+        for (long r0 = start; r0 < end; r0 += 8) {                                                        \
+            const int rows = end - r0 < 8 ? (int)(end - r0) : 8;                                          \
+            for (long b = 0; b < nb; b++) pack8_##NAME(base + r0 * stride, stride, rows, b, tiles + b);  \
+            long j = 0;                                                                                   \
+            for (; j + 4 <= n; j += 4) NAME##_tile_rows(tiles, nb, a, bp, j, 4, y, ystride, r0, rows);    \
+            for (; j < n; j++) NAME##_tile_rows(tiles, nb, a, bp, j, 1, y, ystride, r0, rows);            \
+        }                                                                                                 \
+        free(tiles);                                                                                      \
+        free(bp);                                                                                         \
+        return 1;                                                                                         \
+    }
+
+TILES(q4_K, q4_K_tile, 4)
+TILES(q6_K, q6_K_tile, 8)
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -1174,6 +1437,13 @@ int locallm_has_avx512_vnni(void) { return 0; }
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
     }
 NONE_GEMM512(q4_K) NONE_GEMM512(q6_K)
+#define NONE_TILES(T)                                                                                   \
+    int locallm_avx2_tiles_##T(const uint8_t *base, long stride, const locallm_activation *a, long n,   \
+                               long nb, float *y, long ystride, long start, long end) {                  \
+        (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
+        return 0;                                                                                       \
+    }
+NONE_TILES(q4_K) NONE_TILES(q6_K)
 #define NONE_DEQUANTIZE(NAME) \
     void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
 NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0)

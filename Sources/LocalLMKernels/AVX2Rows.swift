@@ -47,6 +47,12 @@ package enum AVX2Rows {
         UnsafePointer<UInt8>?, Int, UnsafePointer<locallm_activation>?, Int, Int, UnsafeMutablePointer<Float>?, Int, Int, Int
     ) -> Void
 
+    /// An interleaved prefill kernel (``TiledPrefill``): ``MultiRows``' arguments with any number of
+    /// activations; returns 0, having written nothing, when it could not allocate its buffers.
+    package typealias Tiles = @convention(c) (
+        UnsafePointer<UInt8>?, Int, UnsafePointer<locallm_activation>?, Int, Int, UnsafeMutablePointer<Float>?, Int, Int, Int
+    ) -> Int32
+
     /// Activations one ``MultiRows`` call takes at most.
     package static let multiMaximum = Int(LOCALLM_MULTI_MAX)
 

@@ -29,9 +29,16 @@ import Testing
         #expect(golden.cases.count >= RuntimeGoldens.minimumCases(name))
         #expect(Double(agreement.argmaxMismatches.count) <= 0.03 * Double(agreement.positions), "\(agreement.argmaxMismatches)")
         #expect(agreement.largestReferenceGap < 1.0, "\(agreement.argmaxMismatches)")
-        #expect(agreement.maxAbsDifference < 3)
+        #expect(agreement.maxAbsDifference < Self.logitBound(name))
         #expect(agreement.klSum / Double(agreement.positions) < 0.01)
     }
+
+    /// The bound on |our logit − llama.cpp's| over its top 16 tokens: 3, except the tiny phi3, on
+    /// which llama.cpp's own one-batch and one-token logits differ by up to 5.03 on those tokens
+    /// (`scripts/goldens/llama_self_consistency.py phi3`, 2026-11-28): a last-bit change in any sum moves
+    /// them that far (the interleaved Q4_K prefill kernel, one ulp from the decode kernel's rows,
+    /// measured 4.27 there; the decode kernel 1.79).
+    static func logitBound(_ name: String) -> Double { name == "phi3" ? 5.5 : 3 }
 
     /// Models checked only in llama.cpp's arithmetic (``RuntimeGoldens/exactOnlyModels``): the tiny gemma4,
     /// whose logits move by up to 3.07 between llama.cpp's own decode and batch paths (its argmax flips at

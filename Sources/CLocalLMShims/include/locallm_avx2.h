@@ -93,6 +93,22 @@ void locallm_avx512_gemm_q4_K(const uint8_t *base, long stride, const locallm_ac
 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
 
+/// Prompt batches, faster than `locallm_avx2_gemm_*` but not decode's bits: y[j·ystride + r] = row r
+/// of the Q4_K weights · activation j (Q8_K) for r in [start, end) and j < n. Eight rows at a time are
+/// unpacked into an interleaved buffer (row r in dword r of each vector) and every activation goes
+/// through them, so a sub-block's eight `maddubs` are summed in int16 before one `madd` with the
+/// scales and the eight rows' results fill one vector, with no horizontal sums. Each row's float is
+/// the chain acc = fma(d·yd, s_b, acc), acc = fma(−(dmin·yd), m_b, acc) over its blocks b in order
+/// (s_b, m_b the block's exact integer sums; `TiledPrefill` in LocalLMKernels is the Swift twin).
+/// Returns 0, having written nothing, when it cannot allocate its buffers (about 2.5 KB per block
+/// and 16 bytes per block and activation); 1 otherwise. Call only when `locallm_has_avx2_fma_f16c()` is 1.
+int locallm_avx2_tiles_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                            float *y, long ystride, long start, long end);
+/// The same for Q6_K: per 16-value sub-block two `maddubs` summed in int16, one `madd` with the
+/// scales; each block's exact Σ scale·(q − 32)·y gives acc = fma(d·yd, s_b, acc).
+int locallm_avx2_tiles_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                            float *y, long ystride, long start, long end);
+
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 
 /// ggml_vec_dot_f16's order over float operands: four 8-lane FMA accumulators over steps of 32,

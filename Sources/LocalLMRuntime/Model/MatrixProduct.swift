@@ -28,6 +28,8 @@ enum MatrixProduct {
                          rounded: UnsafeMutablePointer<Float>, correction: UnsafeMutablePointer<Float>,
                          pool: ThreadPool, scratch: KernelScratch) {
         let m = w.matrix
+        // Prompt batches of Q4_K weights: the interleaved kernel (faster; rows not decode's bits).
+        if n >= matvecBatchLimit, Kernels.tiledProduct(m, x, rowsOfX: n, y, pool: pool, scratch: scratch) { return }
         if n < matvecBatchLimit || AVX2Rows.gemmFunction(for: m.type) != nil {
             // A few rows: the quantized decode kernels, each row as its own matvec computes it but the
             // weights read once for all of them, cost less than dequantizing every weight into floats for

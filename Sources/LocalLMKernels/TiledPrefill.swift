@@ -1,0 +1,122 @@
+import CLocalLMShims
+import LocalLMGGUF
+
+/// Prompt batches through the interleaved C kernels (`locallm_avx2_tiles_*`): faster than the
+/// decode-exact prefill kernels, not decode's bits.
+///
+/// The decode kernels keep each row's integer sums in eight lanes (ggml's `vec_dot` order) so that a
+/// prompt row is exactly what decode computes for it; that costs one `madd` with the scales per 32
+/// values and activation, and a horizontal sum per row. The interleaved kernels hold eight weight rows
+/// in the lanes of one vector: a sub-block's eight `maddubs` are summed in int16 before one `madd`,
+/// and eight rows' results leave in one store. Each row is then one float chain over its blocks,
+/// defined by ``q4_K(_:_:blocks:)``, the Swift twin the C kernel is tested against (bit for bit).
+package enum TiledPrefill {
+    /// The interleaved kernel for weights of `type` on this CPU, or nil.
+    package static func function(for type: GGMLType) -> AVX2Rows.Tiles? {
+        guard CPUFeatures.avx2FMAF16C else { return nil }
+        switch type {
+        case .q4_K: return locallm_avx2_tiles_q4_K
+        case .q6_K: return locallm_avx2_tiles_q6_K
+        default: return nil
+        }
+    }
+
+    /// Row · activation as `locallm_avx2_tiles_q4_K` computes it: per block b, the exact integer sums
+    /// s = Σ scale·q·y and m = Σ min·(sum of the activation's sub-block), then
+    /// acc = fma(d·yd, s, acc) and acc = fma(−(dmin·yd), m, acc), blocks in order.
+    package static func q4_K(_ row: UnsafeRawPointer, _ a: PreparedActivation, blocks nb: Int) -> Float {
+        var acc: Float = 0
+        for b in 0..<nb {
+            let x = row + 144 * b
+            let scales = x + BlockLayout.q4_KScales
+            var s = 0, m = 0
+            for sub in 0..<8 {
+                let (scale, minimum) = Dequantize.scaleMinK4(sub, scales)
+                let bytes = x + BlockLayout.q4_KQs + 32 * (sub / 2)
+                var dot = 0
+                for i in 0..<32 {
+                    let byte = bytes.load(fromByteOffset: i, as: UInt8.self)
+                    let q = sub % 2 == 0 ? byte & 0x0F : byte >> 4
+                    dot += Int(q) * Int(a.qs[256 * b + 32 * sub + i])
+                }
+                s += Int(scale) * dot
+                m += Int(minimum) * Int(a.bsums[16 * b + 2 * sub] + a.bsums[16 * b + 2 * sub + 1])
+            }
+            let yd = a.scales[b]
+            acc = acc.addingProduct(loadHalf(x) * yd, Float(s))
+            acc = acc.addingProduct(-(loadHalf(x, BlockLayout.q4_KDmin) * yd), Float(m))
+        }
+        return acc
+    }
+
+    /// Row · activation as `locallm_avx2_tiles_q6_K` computes it: per block b, the exact integer
+    /// s = Σ scale·(q − 32)·y over its sixteen 16-value sub-blocks, then acc = fma(d·yd, s, acc), blocks
+    /// in order.
+    package static func q6_K(_ row: UnsafeRawPointer, _ a: PreparedActivation, blocks nb: Int) -> Float {
+        var acc: Float = 0
+        for b in 0..<nb {
+            let x = row + 210 * b
+            var s = 0
+            for half in 0..<2 {
+                let ql = x + 64 * half, qh = x + BlockLayout.q6_KQh + 32 * half
+                for l in 0..<32 {
+                    let lo0 = ql.load(fromByteOffset: l, as: UInt8.self), lo1 = ql.load(fromByteOffset: l + 32, as: UInt8.self)
+                    let h = qh.load(fromByteOffset: l, as: UInt8.self)
+                    let values = [(lo0 & 0x0F) | ((h & 3) << 4), (lo1 & 0x0F) | (((h >> 2) & 3) << 4),
+                                  (lo0 >> 4) | (((h >> 4) & 3) << 4), (lo1 >> 4) | (((h >> 6) & 3) << 4)]
+                    for (k, q) in values.enumerated() {
+                        let v = 128 * half + 32 * k + l
+                        let scale = x.load(fromByteOffset: BlockLayout.q6_KScales + v / 16, as: Int8.self)
+                        s += Int(scale) * (Int(q) - 32) * Int(a.qs[256 * b + v])
+                    }
+                }
+            }
+            acc = acc.addingProduct(loadHalf(x, BlockLayout.q6_KD) * a.scales[b], Float(s))
+        }
+        return acc
+    }
+}
+
+extension Kernels {
+    /// Y[n × rows] = X[n × columns] · Wᵀ through the interleaved prefill kernel for `w.type`
+    /// (``TiledPrefill``); false, having written nothing, when there is none on this CPU. The
+    /// activations are quantized as ``matvec(_:_:rowsOfX:_:pool:scratch:)`` quantizes them; the row
+    /// products are not decode's bits (see ``TiledPrefill``).
+    package static func tiledProduct(
+        _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
+        pool: ThreadPool, scratch: KernelScratch
+    ) -> Bool {
+        guard n > 0, let tiles = TiledPrefill.function(for: w.type), let multi = AVX2Rows.gemmFunction(for: w.type)
+        else { return false }
+        let columns = w.columns, rows = w.rows, stride = w.rowStride
+        let actType = activationType(for: w.type)
+        let perRow = (PreparedActivation.scratchBytes(type: actType, count: columns) + 63) & ~63
+        let memory = scratch.buffer(KernelScratch.batchActivationSlot, bytes: perRow * n)
+        withUnsafeTemporaryAllocation(of: locallm_activation.self, capacity: n) { c in
+            for t in 0..<n {
+                let a = PreparedActivation(type: actType, x + t * columns, count: columns, memory: memory + t * perRow)
+                c.initializeElement(at: t, to: a.cActivation)
+            }
+            let bytes = UnsafeRawPointer(w.data).assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
+            let activations = c.baseAddress!
+            // Parts of whole 8-row groups: each part packs its rows once and runs every activation.
+            let parts = rows * columns < 16 * 1024 || pool.threadCount == 1
+                ? 1 : min(2 * pool.threadCount, max(1, rows / 64))
+            pool.run(parts: parts) { part, parts in
+                let (start, end) = evenSplit(rows, parts: parts, part: part, granularity: 8)
+                guard end > start else { return }
+                if tiles(bytes, stride, activations, n, nb, y, rows, start, end) == 0 {
+                    // No memory for the packed rows: the decode-exact kernel, in groups it takes.
+                    var first = 0
+                    while first < n {
+                        let count = min(AVX2Rows.multiMaximum, n - first)
+                        multi(bytes, stride, activations + first, count, nb, y + first * rows, rows, start, end)
+                        first += count
+                    }
+                }
+            }
+            _ = c.deinitialize()
+        }
+        return true
+    }
+}
