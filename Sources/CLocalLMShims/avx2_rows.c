@@ -1147,6 +1147,62 @@ TARGET512 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const 
 }
 
 
+// MARK: - Activation quantization
+
+/// `nb` Q8_K blocks (292 bytes: d, 256 qs, 16 int16 bsums) from x, exactly as `Quantize.q8_K` writes
+/// them: the first value of largest magnitude (NaN never is: `vmaxps` keeps the running maximum
+/// when a lane is NaN, as the scalar `a > amax` does), iscale = −127 / it, each q = the nearest
+/// integer to iscale·x by the 1.5·2²³ trick after clamping to ±4,194,303 (`vminps` with the bound first,
+/// so NaN becomes the upper bound, as Swift's `min(bound, v)` does), at most 127, saturated to int8.
+TARGET void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (long b = 0; b < nb; b++, x += 256, y += 292) {
+        __m256 m = _mm256_setzero_ps();
+        for (int i = 0; i < 256; i += 8) m = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), m);
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float amax = _mm_cvtss_f32(h);
+        if (!(amax > 0)) {
+            memset(y, 0, 292);
+            continue;
+        }
+        float max_value = 0;
+        for (int i = 0; i < 256; i++) {
+            if (__builtin_fabsf(x[i]) == amax) {
+                max_value = x[i];
+                break;
+            }
+        }
+        const float iscale = -127.0f / max_value;
+        const __m256 vs = _mm256_set1_ps(iscale), hi = _mm256_set1_ps(4194303.0f), lo = _mm256_set1_ps(-4194303.0f);
+        const __m256 magic = _mm256_set1_ps(12582912.0f);
+        const __m256i bits = _mm256_set1_epi32(0x007fffff), bias = _mm256_set1_epi32(0x00400000);
+        int8_t *qs = (int8_t *)(y + 4);
+        for (int i = 0; i < 256; i += 32) {
+            __m256i q[4];
+            for (int k = 0; k < 4; k++) {
+                const __m256 v = _mm256_mul_ps(vs, _mm256_loadu_ps(x + i + 8 * k));
+                const __m256 c = _mm256_max_ps(_mm256_min_ps(v, hi), lo);
+                const __m256i n = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(c, magic)), bits), bias);
+                q[k] = _mm256_min_epi32(n, _mm256_set1_epi32(127));
+            }
+            // int32 → int8 with saturation (the lower bound; the upper is 127 already), lanes back in order.
+            const __m256i p16 = _mm256_packs_epi32(q[0], q[1]), p16b = _mm256_packs_epi32(q[2], q[3]);
+            const __m256i p8 = _mm256_packs_epi16(p16, p16b);
+            _mm256_storeu_si256((__m256i *)(qs + i), _mm256_permutevar8x32_epi32(p8, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+        }
+        for (int g = 0; g < 16; g++) {
+            int32_t sum = 0;
+            for (int l = 0; l < 16; l++) sum += qs[16 * g + l];
+            const int16_t s16 = (int16_t)sum;
+            memcpy(y + 260 + 2 * g, &s16, 2);
+        }
+        const float d = 1.0f / iscale;
+        memcpy(y, &d, 4);
+    }
+}
+
 // MARK: - Prefill, eight rows interleaved
 
 /// One 256-value block of eight Q4_K rows, unpacked and interleaved for `locallm_avx2_tiles_q4_K`:
@@ -1444,6 +1500,7 @@ NONE_GEMM512(q4_K) NONE_GEMM512(q6_K)
         return 0;                                                                                       \
     }
 NONE_TILES(q4_K) NONE_TILES(q6_K)
+void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 #define NONE_DEQUANTIZE(NAME) \
     void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
 NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0)

@@ -92,6 +92,36 @@ struct AVX2KernelsTests {
         }
     }
 
+    /// The C Q8_K quantization writes `Quantize.q8_K`'s bytes: ordinary rows, outliers, ties at .5,
+    /// values past the nearest-integer clamp, zeros, a block whose largest magnitude appears twice with
+    /// both signs, and NaN and infinity.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
+    func q8_KQuantizationEqualsSwift() {
+        var values = Self.randomFloats(256 * 6, seed: 31, range: -3...3)
+        for i in stride(from: 0, to: 256, by: 7) { values[i] = Float(i % 11) * 0.5 - 2.5 }
+        values[256 + 3] = 1e30
+        values[256 + 9] = -1e-30
+        for i in 512..<768 { values[i] = 0 }
+        values[768 + 5] = -2.75
+        values[768 + 200] = 2.75
+        values[1024 + 7] = .nan
+        values[1024 + 100] = .infinity
+        values[1280 + 1] = -.infinity
+        values[1280 + 2] = .nan
+        let blocks = values.count / 256
+        var swift = [UInt8](repeating: 0xAA, count: 292 * blocks), c = swift
+        values.withUnsafeBufferPointer { x in
+            swift.withUnsafeMutableBytes { y in
+                for b in 0..<blocks { Quantize.q8_K(x.baseAddress! + 256 * b, y.baseAddress! + 292 * b) }
+            }
+            c.withUnsafeMutableBufferPointer { locallm_avx2_quantize_q8_K(x.baseAddress!, blocks, $0.baseAddress!) }
+        }
+        for b in 0..<blocks {
+            let range = (292 * b)..<(292 * (b + 1))
+            #expect(Array(c[range]) == Array(swift[range]), "block \(b)")
+        }
+    }
+
     @Test func dispatchCoversTheTypesItClaims() {
         for type in Self.types { #expect(AVX2Rows.function(for: type) != nil, "\(type)") }
         for type in [GGMLType.f32, .f16, .bf16] { #expect(AVX2Rows.function(for: type) == nil, "\(type)") }

@@ -160,6 +160,10 @@ void locallm_avx2_dequantize_q8_0(const uint8_t *x, long nb, float *y);
 void locallm_avx2_dequantize_q4_0(const uint8_t *x, long nb, float *y);
 void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y);
 
+/// `nb` Q8_K blocks of x (256 floats each) into y (292 bytes each), bit for bit as LocalLMKernels'
+/// `Quantize.q8_K` writes them. Call only when `locallm_has_avx2_fma_f16c()` is 1.
+void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y);
+
 /// F32 → F16 bits rounded to nearest even (`floatToHalf`); `out` may not overlap `x`.
 void locallm_f16c_to_half(const float *x, uint16_t *out, long count);
 
