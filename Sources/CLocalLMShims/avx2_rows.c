@@ -1203,6 +1203,30 @@ TARGET void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) {
     }
 }
 
+/// x (nb blocks of 32) replaced by its Q8_0 rounding, exactly as `ActivationRounding` computes it in a
+/// plain build: amax the largest magnitude (NaN skipped), d = amax/127 rounded to F16, id = 127/amax
+/// (0 when amax is 0), each x = ((x·id + 1.5·2²³) − 1.5·2²³)·d.
+TARGET void locallm_avx2_round_q8_0(float *x, long nb) {
+    const __m256 sign = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(12582912.0f);
+    for (long b = 0; b < nb; b++, x += 32) {
+        __m256 v[4], m = _mm256_setzero_ps();
+        for (int k = 0; k < 4; k++) {
+            v[k] = _mm256_loadu_ps(x + 8 * k);
+            m = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), m);
+        }
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float amax = _mm_cvtss_f32(h);
+        const float d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(amax / 127.0f), _MM_FROUND_TO_NEAREST_INT)));
+        const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f), dv = _mm256_set1_ps(d);
+        for (int k = 0; k < 4; k++) {
+            const __m256 r = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(v[k], id), magic), magic);
+            _mm256_storeu_ps(x + 8 * k, _mm256_mul_ps(r, dv));
+        }
+    }
+}
+
 // MARK: - Prefill, eight rows interleaved
 
 /// One 256-value block of eight Q4_K rows, unpacked and interleaved for `locallm_avx2_tiles_q4_K`:
@@ -1501,6 +1525,7 @@ NONE_GEMM512(q4_K) NONE_GEMM512(q6_K)
     }
 NONE_TILES(q4_K) NONE_TILES(q6_K)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
+void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }
 #define NONE_DEQUANTIZE(NAME) \
     void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
 NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0)

@@ -107,6 +107,15 @@ package enum AVX2Rows {
         return true
     }
 
+    /// x[0..<count] (whole blocks of 32) rounded to Q8_0 and back through the C kernel, bit for bit what
+    /// `ActivationRounding` computes in a plain build; false, having done nothing, without AVX2.
+    @inline(__always)
+    package static func roundQ8_0(_ x: UnsafeMutablePointer<Float>, count: Int) -> Bool {
+        guard CPUFeatures.avx2FMAF16C else { return false }
+        locallm_avx2_round_q8_0(x, count / 32)
+        return true
+    }
+
     /// y[start..<end] = rows of `w` · `a` through the C kernel for `w.type`; false, having written
     /// nothing, when there is none.
     @discardableResult

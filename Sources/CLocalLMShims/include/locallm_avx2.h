@@ -164,6 +164,11 @@ void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y);
 /// `Quantize.q8_K` writes them. Call only when `locallm_has_avx2_fma_f16c()` is 1.
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y);
 
+/// x (`nb` blocks of 32 floats) replaced by its Q8_0 quantization dequantized again, bit for bit as
+/// LocalLMRuntime's `ActivationRounding` computes it in a plain build. Call only when
+/// `locallm_has_avx2_fma_f16c()` is 1.
+void locallm_avx2_round_q8_0(float *x, long nb);
+
 /// F32 → F16 bits rounded to nearest even (`floatToHalf`); `out` may not overlap `x`.
 void locallm_f16c_to_half(const float *x, uint16_t *out, long count);
 

@@ -1,0 +1,43 @@
+import LocalLMKernels
+import Testing
+@testable import LocalLMRuntime
+
+/// The AVX2 Q8_0 rounding of prefill activations (`AVX2Rows.roundQ8_0`) against the Swift loop
+/// (`ActivationRounding.roundQ8_0`), bit for bit: ordinary rows, ties, outliers past F16's range, a
+/// zero block, NaN and infinity.
+struct ActivationRoundingTests {
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
+    func avx2Q8_0RoundingEqualsSwift() {
+        var rng = SplitMix(seed: 17)
+        var values = (0..<(32 * 40)).map { _ in Float(rng.unit() * 6 - 3) }
+        for i in stride(from: 0, to: 64, by: 3) { values[i] = Float(i % 9) * 0.5 - 2 }
+        values[70] = 1e7          // d = amax/127 overflows F16: infinity
+        values[100] = -1e-40      // subnormal
+        for i in 128..<160 { values[i] = 0 }
+        values[170] = .nan
+        values[200] = .infinity
+        values[230] = -.infinity
+        values[231] = .nan
+        var swift = values, c = values
+        swift.withUnsafeMutableBufferPointer { ActivationRounding.roundQ8_0($0.baseAddress!, count: $0.count) }
+        let ran = c.withUnsafeMutableBufferPointer { AVX2Rows.roundQ8_0($0.baseAddress!, count: $0.count) }
+        #expect(ran)
+        for i in values.indices {
+            #expect(c[i].bitPattern == swift[i].bitPattern || (c[i].isNaN && swift[i].isNaN),
+                    "value \(i) (\(values[i])): C \(c[i]) vs Swift \(swift[i])")
+        }
+    }
+}
+
+/// A small deterministic generator for the test's values.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func unit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
