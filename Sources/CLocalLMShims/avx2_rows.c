@@ -862,6 +862,46 @@ TARGET void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y) {
     for (long b = 0; b < nb; b++) store_scaled(q5_0_values(x + 22 * b), half_at(x + 22 * b), y + 32 * b);
 }
 
+TARGET void locallm_avx2_dequantize_q4_1(const uint8_t *x, long nb, float *y) {
+    for (long b = 0; b < nb; b++, x += 20, y += 32) {
+        const __m256i q = nibbles(x + 4);
+        const __m256 d = _mm256_set1_ps(half_at(x)), m = _mm256_set1_ps(half_at(x + 2));
+        const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
+        const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+        for (int k = 0; k < 4; k++)
+            _mm256_storeu_ps(y + 8 * k, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[k])), d), m));
+    }
+}
+
+/// Per block of 32: f16(d·Σq) − f16(d)·Σq with ggml's Q8_1 quantization of the block (d = amax/127,
+/// q = round-half-even(x·127/amax)), as LocalLMRuntime's `ActivationRounding.q8_1SumErrors`.
+TARGET void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out) {
+    const __m256 sign = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(12582912.0f);
+    for (long b = 0; b < blocks; b++, x += 32) {
+        __m256 v[4], m = _mm256_setzero_ps();
+        for (int k = 0; k < 4; k++) {
+            v[k] = _mm256_loadu_ps(x + 8 * k);
+            m = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), m);
+        }
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float amax = _mm_cvtss_f32(h);
+        const float d = amax / 127.0f;
+        const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f);
+        __m256i sum = _mm256_setzero_si256();
+        for (int k = 0; k < 4; k++) {
+            const __m256 r = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(v[k], id), magic), magic);
+            // A NaN quantum (∞·0 when the block holds an infinity) counts as 0, as in Swift.
+            sum = _mm256_add_epi32(sum, _mm256_cvttps_epi32(_mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q))));
+        }
+        const float total = (float)hsum_int(sum);
+        const float stored = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(d * total), _MM_FROUND_TO_NEAREST_INT)));
+        const float dh = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(d), _MM_FROUND_TO_NEAREST_INT)));
+        out[b] = stored - dh * total;
+    }
+}
+
 // MARK: - Prefill (many activations)
 
 /// The most 256-element blocks a row may have for the prefill kernels' row buffers (16,384 columns);
@@ -1528,5 +1568,6 @@ void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; 
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }
 #define NONE_DEQUANTIZE(NAME) \
     void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
-NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0)
+NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0) NONE_DEQUANTIZE(q4_1)
+void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out) { (void)x; (void)blocks; (void)out; }
 #endif

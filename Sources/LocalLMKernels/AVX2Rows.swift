@@ -102,6 +102,7 @@ package enum AVX2Rows {
         case .q8_0: locallm_avx2_dequantize_q8_0(x, blocks, out)
         case .q4_0: locallm_avx2_dequantize_q4_0(x, blocks, out)
         case .q5_0: locallm_avx2_dequantize_q5_0(x, blocks, out)
+        case .q4_1: locallm_avx2_dequantize_q4_1(x, blocks, out)
         default: return false
         }
         return true
@@ -113,6 +114,15 @@ package enum AVX2Rows {
     package static func roundQ8_0(_ x: UnsafeMutablePointer<Float>, count: Int) -> Bool {
         guard CPUFeatures.avx2FMAF16C else { return false }
         locallm_avx2_round_q8_0(x, count / 32)
+        return true
+    }
+
+    /// ``ActivationRounding``'s Q8_1 block-sum errors of `blocks` blocks of 32 through the C kernel, bit
+    /// for bit; false, having written nothing, without AVX2.
+    @inline(__always)
+    package static func q8_1SumErrors(_ x: UnsafePointer<Float>, blocks: Int, into out: UnsafeMutablePointer<Float>) -> Bool {
+        guard CPUFeatures.avx2FMAF16C else { return false }
+        locallm_avx2_q8_1_sum_errors(x, blocks, out)
         return true
     }
 

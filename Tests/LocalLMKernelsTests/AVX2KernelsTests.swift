@@ -247,8 +247,8 @@ struct AVX2KernelsTests {
     }
 
     /// The C dequantizers of the sgemm path against the Swift block functions, on random bytes (any
-    /// byte pattern is a valid block, F16 scales included: infinities and NaNs must match too).
-    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [GGMLType.q8_0, .q4_0, .q5_0])
+    /// byte pattern is a valid block, F16 scales included: NaN scales must give NaN).
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [GGMLType.q8_0, .q4_0, .q5_0, .q4_1])
     func dequantizersEqualTheSwiftOnes(type: GGMLType) throws {
         var generator = SeededRandom(seed: 41)
         let blocks = 257
@@ -259,6 +259,9 @@ struct AVX2KernelsTests {
             #expect(AVX2Rows.dequantize(type, src.baseAddress!, count: blocks * 32, into: &c))
             for b in 0..<blocks { swift.withUnsafeMutableBufferPointer { block(src.baseAddress! + b * type.bytesPerBlock, $0.baseAddress! + 32 * b) } }
         }
-        #expect(c.map(\.bitPattern) == swift.map(\.bitPattern))
+        // NaN scales give NaN either way; their payloads may differ (F16C quiets a signalling NaN).
+        let differing = c.indices.filter { c[$0].bitPattern != swift[$0].bitPattern && !(c[$0].isNaN && swift[$0].isNaN) }
+        #expect(differing.isEmpty, "\(type): \(differing.count) differ, first \(differing.prefix(3).map { (c[$0], swift[$0]) })")
+        #expect(c.contains { $0.isNaN })
     }
 }

@@ -29,6 +29,28 @@ struct ActivationRoundingTests {
     }
 }
 
+extension ActivationRoundingTests {
+    /// The AVX2 Q8_1 block-sum errors (SmolLM2's Q4_1 prefill) against the Swift loop, bit for bit, on
+    /// the same kinds of values.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
+    func avx2Q8_1SumErrorsEqualSwift() {
+        var rng = SplitMix(seed: 18)
+        var values = (0..<(32 * 40)).map { _ in Float(rng.unit() * 6 - 3) }
+        values[70] = 1e7
+        for i in 128..<160 { values[i] = 0 }
+        values[170] = .nan
+        values[200] = .infinity
+        let blocks = values.count / 32
+        var swift = [Float](repeating: 1, count: blocks), c = swift
+        ActivationRounding.q8_1SumErrorsPortable(values, blocks: blocks, into: &swift)
+        #expect(AVX2Rows.q8_1SumErrors(values, blocks: blocks, into: &c))
+        for b in 0..<blocks {
+            #expect(c[b].bitPattern == swift[b].bitPattern || (c[b].isNaN && swift[b].isNaN), "block \(b): C \(c[b]) vs Swift \(swift[b])")
+        }
+        #expect(swift.contains { $0 != 0 })
+    }
+}
+
 /// A small deterministic generator for the test's values.
 private struct SplitMix {
     var state: UInt64

@@ -159,6 +159,12 @@ void locallm_avx2_swiglu(const float *gate, const float *up, float *out, long co
 void locallm_avx2_dequantize_q8_0(const uint8_t *x, long nb, float *y);
 void locallm_avx2_dequantize_q4_0(const uint8_t *x, long nb, float *y);
 void locallm_avx2_dequantize_q5_0(const uint8_t *x, long nb, float *y);
+void locallm_avx2_dequantize_q4_1(const uint8_t *x, long nb, float *y);
+
+/// out[b] = f16(d·Σq) − f16(d)·Σq for each block b of 32 floats of x, with ggml's Q8_1 quantization of
+/// the block, bit for bit as LocalLMRuntime's `ActivationRounding.q8_1SumErrors` computes it. Call
+/// only when `locallm_has_avx2_fma_f16c()` is 1.
+void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out);
 
 /// `nb` Q8_K blocks of x (256 floats each) into y (292 bytes each), bit for bit as LocalLMKernels'
 /// `Quantize.q8_K` writes them. Call only when `locallm_has_avx2_fma_f16c()` is 1.

@@ -79,6 +79,16 @@ enum ActivationRounding {
     /// block (d = amax/127 in float, q = round-half-even(x·127/amax)); ggml stores the first term as
     /// the block sum `s` and pairs it with the weights' mins.
     static func q8_1SumErrors(_ x: UnsafePointer<Float>, blocks: Int, into out: UnsafeMutablePointer<Float>) {
+        #if !LOCALLM_NATIVE
+        // The same values from the AVX2 shims (ActivationRoundingTests).
+        if AVX2Rows.q8_1SumErrors(x, blocks: blocks, into: out) { return }
+        #endif
+        q8_1SumErrorsPortable(x, blocks: blocks, into: out)
+    }
+
+    /// ``q8_1SumErrors(_:blocks:into:)`` in Swift. A NaN quantum (an infinite activation makes the
+    /// block's 127/amax zero, and ∞·0 is NaN) counts as 0, as in the C kernel.
+    static func q8_1SumErrorsPortable(_ x: UnsafePointer<Float>, blocks: Int, into out: UnsafeMutablePointer<Float>) {
         for b in 0..<blocks {
             let block = x + b * 32
             var amax: Float = 0
@@ -86,7 +96,7 @@ enum ActivationRounding {
             let d = amax / 127
             let id: Float = amax != 0 ? 127 / amax : 0
             var sum: Int32 = 0
-            for j in 0..<32 { sum += Int32(roundedHalfEven(block[j] * id)) }
+            for j in 0..<32 { sum += Int32(exactly: roundedHalfEven(block[j] * id)) ?? 0 }
             let stored = roundedToHalf(d * Float(sum))
             out[b] = stored - roundedToHalf(d) * Float(sum)
         }
