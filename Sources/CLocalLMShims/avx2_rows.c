@@ -873,35 +873,6 @@ TARGET void locallm_avx2_dequantize_q4_1(const uint8_t *x, long nb, float *y) {
     }
 }
 
-/// Per block of 32: f16(d·Σq) − f16(d)·Σq with ggml's Q8_1 quantization of the block (d = amax/127,
-/// q = round-half-even(x·127/amax)), as LocalLMRuntime's `ActivationRounding.q8_1SumErrors`.
-TARGET void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out) {
-    const __m256 sign = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(12582912.0f);
-    for (long b = 0; b < blocks; b++, x += 32) {
-        __m256 v[4], m = _mm256_setzero_ps();
-        for (int k = 0; k < 4; k++) {
-            v[k] = _mm256_loadu_ps(x + 8 * k);
-            m = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), m);
-        }
-        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-        const float amax = _mm_cvtss_f32(h);
-        const float d = amax / 127.0f;
-        const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f);
-        __m256i sum = _mm256_setzero_si256();
-        for (int k = 0; k < 4; k++) {
-            const __m256 r = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(v[k], id), magic), magic);
-            // A NaN quantum (∞·0 when the block holds an infinity) counts as 0, as in Swift.
-            sum = _mm256_add_epi32(sum, _mm256_cvttps_epi32(_mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q))));
-        }
-        const float total = (float)hsum_int(sum);
-        const float stored = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(d * total), _MM_FROUND_TO_NEAREST_INT)));
-        const float dh = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(d), _MM_FROUND_TO_NEAREST_INT)));
-        out[b] = stored - dh * total;
-    }
-}
-
 // MARK: - Prefill (many activations)
 
 /// The most 256-element blocks a row may have for the prefill kernels' row buffers (16,384 columns);
@@ -1189,6 +1160,52 @@ TARGET512 void locallm_avx512_gemm_q6_K(const uint8_t *base, long stride, const 
 
 // MARK: - Activation quantization
 
+/// The largest lane of m (no NaN lanes).
+INLINE float hmax8(__m256 m) {
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+/// The 32 floats at x into v, and their largest magnitude. NaN is skipped (`vmaxps` keeps the running
+/// maximum when a lane is NaN), as Swift's `max(amax, abs(x))` and `abs(x) > amax` skip it.
+INLINE float absmax32(const float *x, __m256 v[4]) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 m = _mm256_setzero_ps();
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm256_loadu_ps(x + 8 * k);
+        m = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), m);
+    }
+    return hmax8(m);
+}
+
+/// v rounded to F16 and back (F16C, ties to even: `roundedToHalf`).
+INLINE float round_to_half(float v) {
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(v), _MM_FROUND_TO_NEAREST_INT)));
+}
+
+
+/// Per block of 32: f16(d·Σq) − f16(d)·Σq with ggml's Q8_1 quantization of the block (d = amax/127,
+/// q = round-half-even(x·127/amax)), as LocalLMRuntime's `ActivationRounding.q8_1SumErrors`.
+TARGET void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out) {
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    for (long b = 0; b < blocks; b++, x += 32) {
+        __m256 v[4];
+        const float amax = absmax32(x, v);
+        const float d = amax / 127.0f;
+        const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f);
+        __m256i sum = _mm256_setzero_si256();
+        for (int k = 0; k < 4; k++) {
+            const __m256 r = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(v[k], id), magic), magic);
+            // A NaN quantum (∞·0 when the block holds an infinity) counts as 0, as in Swift.
+            sum = _mm256_add_epi32(sum, _mm256_cvttps_epi32(_mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q))));
+        }
+        const float total = (float)hsum_int(sum);
+        out[b] = round_to_half(d * total) - round_to_half(d) * total;
+    }
+}
+
 /// `nb` Q8_K blocks (292 bytes: d, 256 qs, 16 int16 bsums) from x, exactly as `Quantize.q8_K` writes
 /// them: the first value of largest magnitude (NaN never is: `vmaxps` keeps the running maximum
 /// when a lane is NaN, as the scalar `a > amax` does), iscale = −127 / it, each q = the nearest
@@ -1199,10 +1216,7 @@ TARGET void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) {
     for (long b = 0; b < nb; b++, x += 256, y += 292) {
         __m256 m = _mm256_setzero_ps();
         for (int i = 0; i < 256; i += 8) m = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), m);
-        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-        const float amax = _mm_cvtss_f32(h);
+        const float amax = hmax8(m);
         if (!(amax > 0)) {
             memset(y, 0, 292);
             continue;
@@ -1243,22 +1257,14 @@ TARGET void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) {
     }
 }
 
-/// x (nb blocks of 32) replaced by its Q8_0 rounding, exactly as `ActivationRounding` computes it in a
-/// plain build: amax the largest magnitude (NaN skipped), d = amax/127 rounded to F16, id = 127/amax
+/// x (nb blocks of 32) replaced by its Q8_0 rounding, exactly as `ActivationRounding` computes it: amax the largest magnitude (NaN skipped), d = amax/127 rounded to F16, id = 127/amax
 /// (0 when amax is 0), each x = ((x·id + 1.5·2²³) − 1.5·2²³)·d.
 TARGET void locallm_avx2_round_q8_0(float *x, long nb) {
-    const __m256 sign = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(12582912.0f);
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
     for (long b = 0; b < nb; b++, x += 32) {
-        __m256 v[4], m = _mm256_setzero_ps();
-        for (int k = 0; k < 4; k++) {
-            v[k] = _mm256_loadu_ps(x + 8 * k);
-            m = _mm256_max_ps(_mm256_andnot_ps(sign, v[k]), m);
-        }
-        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-        const float amax = _mm_cvtss_f32(h);
-        const float d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(amax / 127.0f), _MM_FROUND_TO_NEAREST_INT)));
+        __m256 v[4];
+        const float amax = absmax32(x, v);
+        const float d = round_to_half(amax / 127.0f);
         const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f), dv = _mm256_set1_ps(d);
         for (int k = 0; k < 4; k++) {
             const __m256 r = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(v[k], id), magic), magic);

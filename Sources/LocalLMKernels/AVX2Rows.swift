@@ -109,7 +109,7 @@ package enum AVX2Rows {
     }
 
     /// x[0..<count] (whole blocks of 32) rounded to Q8_0 and back through the C kernel, bit for bit what
-    /// `ActivationRounding` computes in a plain build; false, having done nothing, without AVX2.
+    /// `ActivationRounding` computes; false, having done nothing, without AVX2.
     @inline(__always)
     package static func roundQ8_0(_ x: UnsafeMutablePointer<Float>, count: Int) -> Bool {
         guard CPUFeatures.avx2FMAF16C else { return false }

@@ -39,14 +39,7 @@ extension Kernels {
             return
         }
         let columns = w.columns, rows = w.rows, stride = w.rowStride
-        let actType = activationType(for: w.type)
-        let perRow = (PreparedActivation.scratchBytes(type: actType, count: columns) + 63) & ~63
-        let memory = scratch.buffer(KernelScratch.batchActivationSlot, bytes: perRow * n)
-        withUnsafeTemporaryAllocation(of: PreparedActivation.self, capacity: n) { activations in
-            for t in 0..<n {
-                activations.initializeElement(
-                    at: t, to: PreparedActivation(type: actType, x + t * columns, count: columns, memory: memory + t * perRow))
-            }
+        withBatchActivations(w, x, rowsOfX: n, scratch: scratch) { activations in
             let base = UnsafeRawPointer(w.data)
             if let multi = AVX2Rows.multiFunction(for: w.type) {
                 // Each block unpacked once for every activation (groups of at most `multiMaximum`).
@@ -75,7 +68,6 @@ extension Kernels {
                     }
                     _ = c.deinitialize()
                 }
-                _ = activations.deinitialize()
                 return
             }
             // Multiples of 4 rows: the four-row kernels then group rows as a single matvec's part does.
@@ -89,6 +81,25 @@ extension Kernels {
                     r = e
                 }
             }
+        }
+    }
+
+    /// Runs `body` with the n rows of X quantized into the activation format of `w.type` (in the
+    /// scratch's batch slot), as the several-row and prefill kernels take them.
+    @inline(__always)
+    static func withBatchActivations(
+        _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, scratch: KernelScratch,
+        _ body: (UnsafeMutableBufferPointer<PreparedActivation>) -> Void
+    ) {
+        let columns = w.columns, actType = activationType(for: w.type)
+        let perRow = (PreparedActivation.scratchBytes(type: actType, count: columns) + 63) & ~63
+        let memory = scratch.buffer(KernelScratch.batchActivationSlot, bytes: perRow * n)
+        withUnsafeTemporaryAllocation(of: PreparedActivation.self, capacity: n) { activations in
+            for t in 0..<n {
+                activations.initializeElement(
+                    at: t, to: PreparedActivation(type: actType, x + t * columns, count: columns, memory: memory + t * perRow))
+            }
+            body(activations)
             _ = activations.deinitialize()
         }
     }

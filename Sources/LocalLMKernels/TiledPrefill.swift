@@ -89,33 +89,29 @@ extension Kernels {
         guard n > 0, let tiles = TiledPrefill.function(for: w.type), let multi = AVX2Rows.gemmFunction(for: w.type)
         else { return false }
         let columns = w.columns, rows = w.rows, stride = w.rowStride
-        let actType = activationType(for: w.type)
-        let perRow = (PreparedActivation.scratchBytes(type: actType, count: columns) + 63) & ~63
-        let memory = scratch.buffer(KernelScratch.batchActivationSlot, bytes: perRow * n)
-        withUnsafeTemporaryAllocation(of: locallm_activation.self, capacity: n) { c in
-            for t in 0..<n {
-                let a = PreparedActivation(type: actType, x + t * columns, count: columns, memory: memory + t * perRow)
-                c.initializeElement(at: t, to: a.cActivation)
-            }
-            let bytes = UnsafeRawPointer(w.data).assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
-            let activations = c.baseAddress!
-            // Parts of whole 8-row groups: each part packs its rows once and runs every activation.
-            let parts = rows * columns < 16 * 1024 || pool.threadCount == 1
-                ? 1 : min(2 * pool.threadCount, max(1, rows / 64))
-            pool.run(parts: parts) { part, parts in
-                let (start, end) = evenSplit(rows, parts: parts, part: part, granularity: 8)
-                guard end > start else { return }
-                if tiles(bytes, stride, activations, n, nb, y, rows, start, end) == 0 {
-                    // No memory for the packed rows: the decode-exact kernel, in groups it takes.
-                    var first = 0
-                    while first < n {
-                        let count = min(AVX2Rows.multiMaximum, n - first)
-                        multi(bytes, stride, activations + first, count, nb, y + first * rows, rows, start, end)
-                        first += count
+        withBatchActivations(w, x, rowsOfX: n, scratch: scratch) { prepared in
+            withUnsafeTemporaryAllocation(of: locallm_activation.self, capacity: n) { c in
+                for t in 0..<n { c.initializeElement(at: t, to: prepared[t].cActivation) }
+                let bytes = UnsafeRawPointer(w.data).assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
+                let activations = c.baseAddress!
+                // Parts of whole 8-row groups: each part packs its rows once and runs every activation.
+                let parts = rows * columns < 16 * 1024 || pool.threadCount == 1
+                    ? 1 : min(2 * pool.threadCount, max(1, rows / 64))
+                pool.run(parts: parts) { part, parts in
+                    let (start, end) = evenSplit(rows, parts: parts, part: part, granularity: 8)
+                    guard end > start else { return }
+                    if tiles(bytes, stride, activations, n, nb, y, rows, start, end) == 0 {
+                        // No memory for the packed rows: the decode-exact kernel, in groups it takes.
+                        var first = 0
+                        while first < n {
+                            let count = min(AVX2Rows.multiMaximum, n - first)
+                            multi(bytes, stride, activations + first, count, nb, y + first * rows, rows, start, end)
+                            first += count
+                        }
                     }
                 }
+                _ = c.deinitialize()
             }
-            _ = c.deinitialize()
         }
         return true
     }

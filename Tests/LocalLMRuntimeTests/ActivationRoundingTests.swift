@@ -1,3 +1,4 @@
+import Foundation
 import LocalLMKernels
 import Testing
 @testable import LocalLMRuntime
@@ -6,10 +7,17 @@ import Testing
 /// (`ActivationRounding.roundQ8_0`), bit for bit: ordinary rows, ties, outliers past F16's range, a
 /// zero block, NaN and infinity.
 struct ActivationRoundingTests {
+    /// `count` deterministic values in (−3, 3) (the fractional part of a scaled sine).
+    static func values(_ count: Int, seed: Double) -> [Float] {
+        (0..<count).map { i in
+            let t = sin((Double(i) + seed) * 12.9898) * 43758.5453
+            return Float((t - t.rounded(.down)) * 6 - 3)
+        }
+    }
+
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
     func avx2Q8_0RoundingEqualsSwift() {
-        var rng = SplitMix(seed: 17)
-        var values = (0..<(32 * 40)).map { _ in Float(rng.unit() * 6 - 3) }
+        var values = Self.values(32 * 40, seed: 17)
         for i in stride(from: 0, to: 64, by: 3) { values[i] = Float(i % 9) * 0.5 - 2 }
         values[70] = 1e7          // d = amax/127 overflows F16: infinity
         values[100] = -1e-40      // subnormal
@@ -34,8 +42,7 @@ extension ActivationRoundingTests {
     /// the same kinds of values.
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C))
     func avx2Q8_1SumErrorsEqualSwift() {
-        var rng = SplitMix(seed: 18)
-        var values = (0..<(32 * 40)).map { _ in Float(rng.unit() * 6 - 3) }
+        var values = Self.values(32 * 40, seed: 18)
         values[70] = 1e7
         for i in 128..<160 { values[i] = 0 }
         values[170] = .nan
@@ -48,18 +55,5 @@ extension ActivationRoundingTests {
             #expect(c[b].bitPattern == swift[b].bitPattern || (c[b].isNaN && swift[b].isNaN), "block \(b): C \(c[b]) vs Swift \(swift[b])")
         }
         #expect(swift.contains { $0 != 0 })
-    }
-}
-
-/// A small deterministic generator for the test's values.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func unit() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
     }
 }

@@ -171,7 +171,8 @@ void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out);
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y);
 
 /// x (`nb` blocks of 32 floats) replaced by its Q8_0 quantization dequantized again, bit for bit as
-/// LocalLMRuntime's `ActivationRounding` computes it in a plain build. Call only when
+/// LocalLMRuntime's `ActivationRounding` computes it (in a native build too: |x·id| ≤ 127, where
+/// the 1.5·2²³ trick and `rounded(.toNearestOrEven)` agree). Call only when
 /// `locallm_has_avx2_fma_f16c()` is 1.
 void locallm_avx2_round_q8_0(float *x, long nb);
 

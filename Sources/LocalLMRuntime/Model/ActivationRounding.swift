@@ -41,10 +41,9 @@ enum ActivationRounding {
         case .none:
             return
         case .q8_0:
-            #if !LOCALLM_NATIVE
-            // The same values from the AVX2 shims (AVX2KernelsTests); this loop was 5% of a prefill.
+            // The same values from the AVX2 shims (ActivationRoundingTests); this loop was 5% of a
+            // prefill, and slower still in a native build.
             if AVX2Rows.roundQ8_0(x, count: count / 32 * 32) { return }
-            #endif
             roundQ8_0(x, count: count)
         case .q8_K:
             // ggml's quantize_row_q8_K_ref: iscale = -127/max (max signed), nearest int, clamp 127,
@@ -79,10 +78,8 @@ enum ActivationRounding {
     /// block (d = amax/127 in float, q = round-half-even(x·127/amax)); ggml stores the first term as
     /// the block sum `s` and pairs it with the weights' mins.
     static func q8_1SumErrors(_ x: UnsafePointer<Float>, blocks: Int, into out: UnsafeMutablePointer<Float>) {
-        #if !LOCALLM_NATIVE
         // The same values from the AVX2 shims (ActivationRoundingTests).
         if AVX2Rows.q8_1SumErrors(x, blocks: blocks, into: out) { return }
-        #endif
         q8_1SumErrorsPortable(x, blocks: blocks, into: out)
     }
 

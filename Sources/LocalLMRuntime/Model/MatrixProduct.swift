@@ -3,8 +3,10 @@ import LocalLMKernels
 /// Y[n × rows] = X[n × columns] · Wᵀ, rounding X as ggml does.
 ///
 /// One row (decode) goes to the quantized matvec, which quantizes the activation itself as llama.cpp
-/// does. Short batches, and batches of any length for Q4_K and Q6_K weights, go to the several-row
-/// quantized kernels (each row exactly as decode computes it). Other batches go to the
+/// does. Short batches go to the several-row quantized kernels (each row exactly as decode computes
+/// it). Prompt batches of Q4_K and Q6_K weights go to the interleaved integer kernels on AVX2 CPUs
+/// (``TiledPrefill``: the same quantized activations, each row one ulp or so from decode's), or to the
+/// several-row kernels elsewhere. Other batches go to the
 /// sgemm-on-dequantized-panels matmul after X has been rounded to the weight's activation format
 /// (``ActivationRounding``), because llama.cpp quantizes the activations of batches too: without that,
 /// prefill logits would drift from the reference.
