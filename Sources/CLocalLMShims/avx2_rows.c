@@ -1495,9 +1495,29 @@ INLINE void q6_K_tile_rows(const q6_K_tile *tiles, long nb, const locallm_activa
 /// 64 / PAIRS values), then every group of eight rows packed once and every activation run through it.
 _Static_assert(sizeof(q4_K_tile) % 64 == 0 && sizeof(q6_K_tile) % 64 == 0, "aligned_alloc needs multiples of 64");
 
-#define TILES(NAME, TILE, PAIRS)                                                                          \
-    TARGET int locallm_avx2_tiles_##NAME(const uint8_t *base, long stride, const locallm_activation *a,   \
-                                         long n, long nb, float *y, long ystride, long start, long end) { \
+/// Each activation's block sums as int16 pairs: `pairs` int32 per block, the low half the sum of
+/// sub-block group 2p, the high half of 2p + 1 (groups of 64 / pairs values).
+static void tile_bsum_pairs(const locallm_activation *a, long n, long nb, int pairs, int32_t *bp) {
+    const int per = 8 / pairs; /* bsums (16 values each) per group */
+    for (long j = 0; j < n; j++)
+        for (long b = 0; b < nb; b++)
+            for (int p = 0; p < pairs; p++) {
+                const int32_t *s = a[j].bsums + 16 * b + 2 * per * p;
+                int32_t lo = 0, hi = 0;
+                for (int i = 0; i < per; i++) {
+                    lo += s[i];
+                    hi += s[per + i];
+                }
+                bp[(j * nb + b) * pairs + p] = (int32_t)((uint32_t)(uint16_t)(int16_t)lo
+                                                         | ((uint32_t)(uint16_t)(int16_t)hi << 16));
+            }
+}
+
+/// The interleaved prefill driver for one type and width: each group of GROUP rows packed once
+/// (blocks in `tiles`), then every activation run through it, four at a time.
+#define TILES(ATTR, PREFIX, NAME, TILE, PAIRS, GROUP, PACK, ROWS)                                         \
+    ATTR int PREFIX##_tiles_##NAME(const uint8_t *base, long stride, const locallm_activation *a,         \
+                                   long n, long nb, float *y, long ystride, long start, long end) {       \
         if (n <= 0 || nb <= 0 || end <= start) return 1;                                                 \
         TILE *tiles = aligned_alloc(64, sizeof(TILE) * (size_t)nb);                                       \
         int32_t *bp = malloc(sizeof(int32_t) * PAIRS * (size_t)nb * (size_t)n);                          \
@@ -1506,33 +1526,156 @@ _Static_assert(sizeof(q4_K_tile) % 64 == 0 && sizeof(q6_K_tile) % 64 == 0, "alig
             free(bp);                                                                                     \
             return 0;                                                                                     \
         }                                                                                                 \
-        const int per = 8 / PAIRS; /* bsums (16 values each) per group */                                \
-        for (long j = 0; j < n; j++)                                                                      \
-            for (long b = 0; b < nb; b++)                                                                 \
-                for (int p = 0; p < PAIRS; p++) {                                                         \
-                    const int32_t *s = a[j].bsums + 16 * b + 2 * per * p;                                 \
-                    int32_t lo = 0, hi = 0;                                                               \
-                    for (int i = 0; i < per; i++) {                                                       \
-                        lo += s[i];                                                                       \
-                        hi += s[per + i];                                                                 \
-                    }                                                                                     \
-                    bp[(j * nb + b) * PAIRS + p] = (int32_t)((uint32_t)(uint16_t)(int16_t)lo              \
-                                                             | ((uint32_t)(uint16_t)(int16_t)hi << 16));  \
-                }                                                                                         \
-        for (long r0 = start; r0 < end; r0 += 8) {                                                        \
-            const int rows = end - r0 < 8 ? (int)(end - r0) : 8;                                          \
-            for (long b = 0; b < nb; b++) pack8_##NAME(base + r0 * stride, stride, rows, b, tiles + b);  \
+        tile_bsum_pairs(a, n, nb, PAIRS, bp);                                                             \
+        for (long r0 = start; r0 < end; r0 += GROUP) {                                                    \
+            const int rows = end - r0 < GROUP ? (int)(end - r0) : GROUP;                                  \
+            for (long b = 0; b < nb; b++) PACK(base + r0 * stride, stride, rows, b, tiles + b);           \
             long j = 0;                                                                                   \
-            for (; j + 4 <= n; j += 4) NAME##_tile_rows(tiles, nb, a, bp, j, 4, y, ystride, r0, rows);    \
-            for (; j < n; j++) NAME##_tile_rows(tiles, nb, a, bp, j, 1, y, ystride, r0, rows);            \
+            for (; j + 4 <= n; j += 4) ROWS(tiles, nb, a, bp, j, 4, y, ystride, r0, rows);                \
+            for (; j < n; j++) ROWS(tiles, nb, a, bp, j, 1, y, ystride, r0, rows);                        \
         }                                                                                                 \
         free(tiles);                                                                                      \
         free(bp);                                                                                         \
         return 1;                                                                                         \
     }
 
-TILES(q4_K, q4_K_tile, 4)
-TILES(q6_K, q6_K_tile, 8)
+TILES(TARGET, locallm_avx2, q4_K, q4_K_tile, 4, 8, pack8_q4_K, q4_K_tile_rows)
+TILES(TARGET, locallm_avx2, q6_K, q6_K_tile, 8, 8, pack8_q6_K, q6_K_tile_rows)
+
+// MARK: - Prefill, sixteen rows interleaved (AVX-512 VNNI)
+
+#define INLINE512 static inline __attribute__((always_inline)) TARGET512
+
+/// Sixteen Q4_K rows of one block: the 8-row tile of rows 0…7 in the low half of every vector and
+/// that of rows 8…15 in the high half, so row r is in dword r.
+typedef struct {
+    __m512i q[8][8];
+    /// Row r's scale of sub-block s in dword r (int32).
+    __m512i sc[8];
+    /// As `q4_K_tile.mn`: row r's minimums of sub-blocks 2p and 2p + 1 in int16 lanes 2r and 2r + 1.
+    __m512i mn[4];
+    __m512 d, dmin;
+} q4_K_tile16;
+
+typedef struct {
+    __m512i q[8][8];
+    /// Row r's scale of sub-block k (16 values) in dword r (int32, sign-extended).
+    __m512i sc[16];
+    __m512i scp[8];
+    __m512 d;
+} q6_K_tile16;
+
+_Static_assert(sizeof(q4_K_tile16) % 64 == 0 && sizeof(q6_K_tile16) % 64 == 0, "aligned_alloc needs multiples of 64");
+
+#define JOIN256PS(lo, hi) _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1))
+
+/// Rows 0…7 and 8…15 (of `rows` ≤ 16) packed as 8-row tiles; rows past `rows` are zeros.
+#define PACK16_HALVES(TILE, PACK8)                                                              \
+    TILE lo, hi;                                                                                \
+    PACK8(row0, stride, rows < 8 ? rows : 8, b, &lo);                                           \
+    PACK8(rows > 8 ? row0 + 8 * stride : row0, stride, rows > 8 ? rows - 8 : 0, b, &hi);       \
+    for (int i = 0; i < 8; i++)                                                                 \
+        for (int g = 0; g < 8; g++) t->q[i][g] = JOIN256(lo.q[i][g], hi.q[i][g]);
+
+INLINE512 void pack16_q4_K(const uint8_t *row0, long stride, int rows, long b, q4_K_tile16 *t) {
+    PACK16_HALVES(q4_K_tile, pack8_q4_K)
+    // The 8-row tile holds each scale in both int16 halves of its dword (0…63): the high half is it.
+    for (int s = 0; s < 8; s++) t->sc[s] = _mm512_srli_epi32(JOIN256(lo.sc[s], hi.sc[s]), 16);
+    for (int p = 0; p < 4; p++) t->mn[p] = JOIN256(lo.mn[p], hi.mn[p]);
+    t->d = JOIN256PS(lo.d, hi.d);
+    t->dmin = JOIN256PS(lo.dmin, hi.dmin);
+}
+
+INLINE512 void pack16_q6_K(const uint8_t *row0, long stride, int rows, long b, q6_K_tile16 *t) {
+    PACK16_HALVES(q6_K_tile, pack8_q6_K)
+    for (int k = 0; k < 16; k++) t->sc[k] = _mm512_srai_epi32(JOIN256(lo.sc[k], hi.sc[k]), 16);
+    for (int p = 0; p < 8; p++) t->scp[p] = JOIN256(lo.scp[p], hi.scp[p]);
+    t->d = JOIN256PS(lo.d, hi.d);
+}
+
+/// Lane r of acc[u] to y[(j + u)·ystride + r0 + r] for r < rows.
+INLINE512 void tile16_store(const __m512 *acc, int A, float *y, long ystride, long j, long r0, int rows) {
+    const __mmask16 keep = (__mmask16)((1u << rows) - 1);
+    for (int u = 0; u < A; u++) _mm512_mask_storeu_ps(y + (j + u) * ystride + r0, keep, acc[u]);
+}
+
+/// The 8-row kernel's integers for sixteen rows: a sub-block's Σ q·y of each row in one int32 lane by
+/// `vpdpbusd` (two chains of four), times the row's scale; integer sums, so the same s and m, and the
+/// same float chain per row — `locallm_avx2_tiles_q4_K`'s bits.
+INLINE512 void q4_K_tile16_rows(const q4_K_tile16 *tiles, long nb, const locallm_activation *a, const int32_t *bp,
+                                long j, const int A, float *y, long ystride, long r0, int rows) {
+    __m512 acc[4];
+    for (int u = 0; u < A; u++) acc[u] = _mm512_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const q4_K_tile16 *t = tiles + b;
+        __m512i isum[4];
+        for (int u = 0; u < A; u++) isum[u] = _mm512_setzero_si512();
+        for (int s = 0; s < 8; s++) {
+            __m512i p[4], q[4];
+            for (int u = 0; u < A; u++) p[u] = q[u] = _mm512_setzero_si512();
+            for (int g = 0; g < 8; g += 2) {
+                const __m512i w0 = _mm512_load_si512(&t->q[s][g]), w1 = _mm512_load_si512(&t->q[s][g + 1]);
+                for (int u = 0; u < A; u++) {
+                    const int8_t *yq = a[j + u].qs + 256 * b + 32 * s + 4 * g;
+                    p[u] = _mm512_dpbusd_epi32(p[u], w0, _mm512_set1_epi32(*(const int32_t *)(const void *)yq));
+                    q[u] = _mm512_dpbusd_epi32(q[u], w1, _mm512_set1_epi32(*(const int32_t *)(const void *)(yq + 4)));
+                }
+            }
+            for (int u = 0; u < A; u++)
+                isum[u] = _mm512_add_epi32(isum[u], _mm512_mullo_epi32(_mm512_add_epi32(p[u], q[u]), t->sc[s]));
+        }
+        for (int u = 0; u < A; u++) {
+            const int32_t *q = bp + ((j + u) * nb + b) * 4;
+            __m512i m = _mm512_setzero_si512();
+            for (int i = 0; i < 4; i++) m = _mm512_dpwssd_epi32(m, t->mn[i], _mm512_set1_epi32(q[i]));
+            const __m512 yd = _mm512_set1_ps(a[j + u].scales[b]);
+            acc[u] = _mm512_fmadd_ps(_mm512_mul_ps(t->d, yd), _mm512_cvtepi32_ps(isum[u]), acc[u]);
+            acc[u] = _mm512_fnmadd_ps(_mm512_mul_ps(t->dmin, yd), _mm512_cvtepi32_ps(m), acc[u]);
+        }
+    }
+    tile16_store(acc, A, y, ystride, j, r0, rows);
+}
+
+/// The 8-row Q6_K kernel's integers for sixteen rows (see `q4_K_tile16_rows`): per 16-value
+/// sub-block four `vpdpbusd` (two chains) times the scale, less 32·Σ scale·bsum.
+INLINE512 void q6_K_tile16_rows(const q6_K_tile16 *tiles, long nb, const locallm_activation *a, const int32_t *bp,
+                                long j, const int A, float *y, long ystride, long r0, int rows) {
+    __m512 acc[4];
+    for (int u = 0; u < A; u++) acc[u] = _mm512_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const q6_K_tile16 *t = tiles + b;
+        __m512i isum[4];
+        for (int u = 0; u < A; u++) isum[u] = _mm512_setzero_si512();
+        for (int c = 0; c < 8; c++) {
+            for (int h = 0; h < 2; h++) {
+                __m512i p[4], q[4];
+                for (int u = 0; u < A; u++) p[u] = q[u] = _mm512_setzero_si512();
+                for (int g = 4 * h; g < 4 * h + 4; g += 2) {
+                    const __m512i w0 = _mm512_load_si512(&t->q[c][g]), w1 = _mm512_load_si512(&t->q[c][g + 1]);
+                    for (int u = 0; u < A; u++) {
+                        const int8_t *yq = a[j + u].qs + 256 * b + 32 * c + 4 * g;
+                        p[u] = _mm512_dpbusd_epi32(p[u], w0, _mm512_set1_epi32(*(const int32_t *)(const void *)yq));
+                        q[u] = _mm512_dpbusd_epi32(q[u], w1, _mm512_set1_epi32(*(const int32_t *)(const void *)(yq + 4)));
+                    }
+                }
+                for (int u = 0; u < A; u++)
+                    isum[u] = _mm512_add_epi32(isum[u], _mm512_mullo_epi32(_mm512_add_epi32(p[u], q[u]), t->sc[2 * c + h]));
+            }
+        }
+        for (int u = 0; u < A; u++) {
+            const int32_t *q = bp + ((j + u) * nb + b) * 8;
+            __m512i o = _mm512_setzero_si512();
+            for (int i = 0; i < 8; i++) o = _mm512_dpwssd_epi32(o, t->scp[i], _mm512_set1_epi32(q[i]));
+            const __m512i total = _mm512_sub_epi32(isum[u], _mm512_slli_epi32(o, 5));
+            const __m512 yd = _mm512_set1_ps(a[j + u].scales[b]);
+            acc[u] = _mm512_fmadd_ps(_mm512_mul_ps(t->d, yd), _mm512_cvtepi32_ps(total), acc[u]);
+        }
+    }
+    tile16_store(acc, A, y, ystride, j, r0, rows);
+}
+
+TILES(TARGET512, locallm_avx512, q4_K, q4_K_tile16, 4, 16, pack16_q4_K, q4_K_tile16_rows)
+TILES(TARGET512, locallm_avx512, q6_K, q6_K_tile16, 8, 16, pack16_q6_K, q6_K_tile16_rows)
 
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
@@ -1570,6 +1713,13 @@ NONE_GEMM512(q4_K) NONE_GEMM512(q6_K)
         return 0;                                                                                       \
     }
 NONE_TILES(q4_K) NONE_TILES(q6_K)
+#define NONE_TILES512(T)                                                                                \
+    int locallm_avx512_tiles_##T(const uint8_t *base, long stride, const locallm_activation *a, long n, \
+                                 long nb, float *y, long ystride, long start, long end) {                \
+        (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
+        return 0;                                                                                       \
+    }
+NONE_TILES512(q4_K) NONE_TILES512(q6_K)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }
 #define NONE_DEQUANTIZE(NAME) \

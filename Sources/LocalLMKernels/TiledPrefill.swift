@@ -11,14 +11,31 @@ import LocalLMGGUF
 /// and eight rows' results leave in one store. Each row is then one float chain over its blocks,
 /// defined by ``q4_K(_:_:blocks:)``, the Swift twin the C kernel is tested against (bit for bit).
 package enum TiledPrefill {
-    /// The interleaved kernel for weights of `type` on this CPU, or nil.
-    package static func function(for type: GGMLType) -> AVX2Rows.Tiles? {
-        guard CPUFeatures.avx2FMAF16C else { return nil }
+    /// One interleaved kernel: the C function and the rows it packs together.
+    package struct Kernel: Sendable {
+        package let function: AVX2Rows.Tiles
+        /// Rows per packed group (8 with 256-bit vectors, 16 with 512-bit ones): parts of a product
+        /// split at multiples of it.
+        package let rowsPerGroup: Int
+        package let name: String
+    }
+
+    /// The fastest interleaved kernel for weights of `type` on this CPU, or nil.
+    package static func kernel(for type: GGMLType) -> Kernel? { kernels(for: type).first }
+
+    /// Every interleaved kernel for `type` that this CPU runs, widest first (they compute the same
+    /// bits; the tests check each against the Swift twin).
+    package static func kernels(for type: GGMLType) -> [Kernel] {
+        guard CPUFeatures.avx2FMAF16C else { return [] }
+        let pair: (AVX2Rows.Tiles, AVX2Rows.Tiles)
         switch type {
-        case .q4_K: return locallm_avx2_tiles_q4_K
-        case .q6_K: return locallm_avx2_tiles_q6_K
-        default: return nil
+        case .q4_K: pair = (locallm_avx512_tiles_q4_K, locallm_avx2_tiles_q4_K)
+        case .q6_K: pair = (locallm_avx512_tiles_q6_K, locallm_avx2_tiles_q6_K)
+        default: return []
         }
+        let narrow = Kernel(function: pair.1, rowsPerGroup: 8, name: "avx2")
+        guard CPUFeatures.avx512VNNI else { return [narrow] }
+        return [Kernel(function: pair.0, rowsPerGroup: 16, name: "avx512-vnni"), narrow]
     }
 
     /// Row · activation as `locallm_avx2_tiles_q4_K` computes it: per block b, the exact integer sums
@@ -86,19 +103,20 @@ extension Kernels {
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch
     ) -> Bool {
-        guard n > 0, let tiles = TiledPrefill.function(for: w.type), let multi = AVX2Rows.gemmFunction(for: w.type)
+        guard n > 0, let kernel = TiledPrefill.kernel(for: w.type), let multi = AVX2Rows.gemmFunction(for: w.type)
         else { return false }
+        let tiles = kernel.function, group = kernel.rowsPerGroup
         let columns = w.columns, rows = w.rows, stride = w.rowStride
         withBatchActivations(w, x, rowsOfX: n, scratch: scratch) { prepared in
             withUnsafeTemporaryAllocation(of: locallm_activation.self, capacity: n) { c in
                 for t in 0..<n { c.initializeElement(at: t, to: prepared[t].cActivation) }
                 let bytes = UnsafeRawPointer(w.data).assumingMemoryBound(to: UInt8.self), nb = columns / w.type.blockSize
                 let activations = c.baseAddress!
-                // Parts of whole 8-row groups: each part packs its rows once and runs every activation.
+                // Parts of whole row groups: each part packs its rows once and runs every activation.
                 let parts = rows * columns < 16 * 1024 || pool.threadCount == 1
-                    ? 1 : min(2 * pool.threadCount, max(1, rows / 64))
+                    ? 1 : min(2 * pool.threadCount, max(1, rows / (8 * group)))
                 pool.run(parts: parts) { part, parts in
-                    let (start, end) = evenSplit(rows, parts: parts, part: part, granularity: 8)
+                    let (start, end) = evenSplit(rows, parts: parts, part: part, granularity: group)
                     guard end > start else { return }
                     if tiles(bytes, stride, activations, n, nb, y, rows, start, end) == 0 {
                         // No memory for the packed rows: the decode-exact kernel, in groups it takes.

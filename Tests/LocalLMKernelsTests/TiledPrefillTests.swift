@@ -31,19 +31,25 @@ struct TiledPrefillTests {
         deinit { memory.deallocate() }
     }
 
-    /// 21 rows (two groups of eight and a tail of five), 7 activations (a group of four and three
-    /// single ones), row ranges that start inside a group.
+    /// Every kernel this CPU runs (the 8-row AVX2 one, and the 16-row AVX-512 VNNI one where the CPU
+    /// has it): 37 rows (groups of eight or sixteen and a tail of five), 7 activations (a group of four
+    /// and three single ones), row ranges that start inside a group.
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: types, [256, 2304])
     func cKernelEqualsSwiftTwin(type: GGMLType, columns: Int) throws {
-        let rows = 21, n = 7, nb = columns / 256, twin = Self.twin(type)
+        let rows = 37, n = 7, nb = columns / 256, twin = Self.twin(type)
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 77 + UInt64(columns))
         let acts = Activations(type: type, columns: columns, n: n, seed: 78)
-        let kernel = try #require(TiledPrefill.function(for: type))
+        let kernels = TiledPrefill.kernels(for: type)
+        #expect(!kernels.isEmpty)
+        #expect(kernels.contains { $0.rowsPerGroup == 16 } == CPUFeatures.avx512VNNI)
         let c = acts.prepared.map(\.cActivation)
         let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self)
-        for (start, end) in [(0, rows), (3, 18), (16, 21), (5, 6)] {
+        for kernel in kernels {
+          for (start, end) in [(0, rows), (3, 34), (16, rows), (5, 6), (8, 30)] {
             var y = [Float](repeating: .nan, count: n * rows)
-            let status = c.withUnsafeBufferPointer { kernel(bytes, weights.matrix.rowStride, $0.baseAddress!, n, nb, &y, rows, start, end) }
+            let status = c.withUnsafeBufferPointer {
+                kernel.function(bytes, weights.matrix.rowStride, $0.baseAddress!, n, nb, &y, rows, start, end)
+            }
             #expect(status == 1)
             for j in 0..<n {
                 for r in 0..<rows {
@@ -54,9 +60,10 @@ struct TiledPrefillTests {
                     }
                     let expected = twin(weights.matrix.row(r), acts.prepared[j], nb)
                     #expect(value.bitPattern == expected.bitPattern,
-                            "\(type) \(columns) columns, row \(r) of \(start)..<\(end), activation \(j): C \(value) vs Swift \(expected)")
+                            "\(kernel.name) \(type) \(columns) columns, row \(r) of \(start)..<\(end), activation \(j): C \(value) vs Swift \(expected)")
                 }
             }
+          }
         }
     }
 
@@ -102,6 +109,6 @@ struct TiledPrefillTests {
                 != twin(weights.matrix.row(r), acts.prepared[j], nb).bitPattern { differing += 1 }
         }
         #expect(differing == 0, "\(type): \(differing) of \(n * rows) differ")
-        #expect(TiledPrefill.function(for: .q8_0) == nil)
+        #expect(TiledPrefill.kernels(for: .q8_0).isEmpty)
     }
 }

@@ -108,6 +108,14 @@ int locallm_avx2_tiles_q4_K(const uint8_t *base, long stride, const locallm_acti
 /// scales; each block's exact Σ scale·(q − 32)·y gives acc = fma(d·yd, s_b, acc).
 int locallm_avx2_tiles_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                             float *y, long ystride, long start, long end);
+/// `locallm_avx2_tiles_q4_K` and `_q6_K` with 512-bit vectors: sixteen rows interleaved (row r in
+/// dword r), each sub-block's Σ q·y of a row summed by `vpdpbusd` in one int32 lane and multiplied by
+/// the row's scale. The integers are the 8-row kernels', so are the results, bit for bit. About 5 KB
+/// per block for the packed rows. Call only when `locallm_has_avx512_vnni()` is 1.
+int locallm_avx512_tiles_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
+int locallm_avx512_tiles_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
 
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 
