@@ -1677,6 +1677,103 @@ INLINE512 void q6_K_tile16_rows(const q6_K_tile16 *tiles, long nb, const locallm
 TILES(TARGET512, locallm_avx512, q4_K, q4_K_tile16, 4, 16, pack16_q4_K, q4_K_tile16_rows)
 TILES(TARGET512, locallm_avx512, q6_K, q6_K_tile16, 8, 16, pack16_q6_K, q6_K_tile16_rows)
 
+/// Sixteen rows of one 32-value block (Q8_0, Q4_0, Q5_0, Q4_1): row r's values 4g…4g+3 as unsigned
+/// bytes (the stored value plus the type's offset: 128, 8, 16, 0) in dword r of q[g], its scale d and
+/// (Q4_1) minimum m in lane r.
+typedef struct {
+    __m512i q[8];
+    __m512 d, m;
+} b32_tile16;
+
+_Static_assert(sizeof(b32_tile16) % 64 == 0, "aligned_alloc needs multiples of 64");
+
+#define PACK16_B32(NAME, BYTES, UNSIGNED, MIN_AT)                                                   \
+    INLINE512 void pack16_##NAME(const uint8_t *row0, long stride, int rows, long b, b32_tile16 *t) { \
+        __m256i v[2][8];                                                                           \
+        float d[16], m[16];                                                                        \
+        for (int r = 0; r < 16; r++) {                                                             \
+            v[r / 8][r % 8] = _mm256_setzero_si256();                                              \
+            d[r] = m[r] = 0;                                                                       \
+            if (r >= rows) continue;                                                               \
+            const uint8_t *x = row0 + r * stride + BYTES * b;                                      \
+            v[r / 8][r % 8] = UNSIGNED;                                                            \
+            d[r] = half_at(x);                                                                     \
+            m[r] = MIN_AT;                                                                         \
+        }                                                                                          \
+        transpose8x8_epi32(v[0]);                                                                  \
+        transpose8x8_epi32(v[1]);                                                                  \
+        for (int g = 0; g < 8; g++) t->q[g] = JOIN256(v[0][g], v[1][g]);                         \
+        t->d = _mm512_loadu_ps(d);                                                                 \
+        t->m = _mm512_loadu_ps(m);                                                                 \
+    }
+
+PACK16_B32(q8_0, 34, _mm256_xor_si256(load32(x + 2), _mm256_set1_epi8((char)0x80)), 0)
+PACK16_B32(q4_0, 18, nibbles(x + 2), 0)
+PACK16_B32(q5_0, 22, q5_0_unsigned(x), 0)
+PACK16_B32(q4_1, 20, nibbles(x + 4), half_at(x + 2))
+
+/// Sixteen packed rows times activations j…j+A−1 (A ≤ 4, Q8_0 or Q8_1): per block the exact integer
+/// s = Σ q·y of each row — `vpdpbusd` over the unsigned values in two chains, less the offset times
+/// the block's Σ y (`ys`) — then acc = fma(d·yd, s, acc) and, with a minimum, acc = fma(m, sum, acc)
+/// (`sum` the activation's Q8_1 block sum), blocks in order.
+INLINE512 void b32_tile16_rows(const b32_tile16 *tiles, long nb, const locallm_activation *a, const int32_t *ys,
+                               long j, const int A, int has_min, float *y, long ystride, long r0, int rows) {
+    __m512 acc[4];
+    for (int u = 0; u < A; u++) acc[u] = _mm512_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const b32_tile16 *t = tiles + b;
+        __m512i p[4], q[4];
+        for (int u = 0; u < A; u++) p[u] = q[u] = _mm512_setzero_si512();
+        for (int g = 0; g < 8; g += 2) {
+            const __m512i w0 = _mm512_load_si512(&t->q[g]), w1 = _mm512_load_si512(&t->q[g + 1]);
+            for (int u = 0; u < A; u++) {
+                const int8_t *yq = a[j + u].qs + 32 * b + 4 * g;
+                p[u] = _mm512_dpbusd_epi32(p[u], w0, _mm512_set1_epi32(*(const int32_t *)(const void *)yq));
+                q[u] = _mm512_dpbusd_epi32(q[u], w1, _mm512_set1_epi32(*(const int32_t *)(const void *)(yq + 4)));
+            }
+        }
+        for (int u = 0; u < A; u++) {
+            const __m512i s = _mm512_sub_epi32(_mm512_add_epi32(p[u], q[u]), _mm512_set1_epi32(ys[(j + u) * nb + b]));
+            acc[u] = _mm512_fmadd_ps(_mm512_mul_ps(t->d, _mm512_set1_ps(a[j + u].scales[b])), _mm512_cvtepi32_ps(s), acc[u]);
+            if (has_min) acc[u] = _mm512_fmadd_ps(t->m, _mm512_set1_ps(a[j + u].sums[b]), acc[u]);
+        }
+    }
+    tile16_store(acc, A, y, ystride, j, r0, rows);
+}
+
+/// The driver for 32-value blocks: the offset times each activation block's Σ y, then each group of
+/// sixteen rows packed once and every activation run through it, four at a time.
+#define TILES32(NAME, OFFSET, HAS_MIN)                                                                   \
+    TARGET512 int locallm_avx512_tiles_##NAME(const uint8_t *base, long stride, const locallm_activation *a, \
+                                              long n, long nb, float *y, long ystride, long start, long end) { \
+        if (n <= 0 || nb <= 0 || end <= start) return 1;                                                \
+        b32_tile16 *tiles = aligned_alloc(64, sizeof(b32_tile16) * (size_t)nb);                          \
+        int32_t *ys = malloc(sizeof(int32_t) * (size_t)nb * (size_t)n);                                  \
+        if (!tiles || !ys) {                                                                             \
+            free(tiles);                                                                                 \
+            free(ys);                                                                                    \
+            return 0;                                                                                    \
+        }                                                                                                \
+        for (long j = 0; j < n; j++)                                                                     \
+            for (long b = 0; b < nb; b++)                                                                \
+                ys[j * nb + b] = OFFSET * hsum_int(unsigned_dot(_mm256_set1_epi8(1), load32(a[j].qs + 32 * b))); \
+        for (long r0 = start; r0 < end; r0 += 16) {                                                      \
+            const int rows = end - r0 < 16 ? (int)(end - r0) : 16;                                       \
+            for (long b = 0; b < nb; b++) pack16_##NAME(base + r0 * stride, stride, rows, b, tiles + b); \
+            long j = 0;                                                                                  \
+            for (; j + 4 <= n; j += 4) b32_tile16_rows(tiles, nb, a, ys, j, 4, HAS_MIN, y, ystride, r0, rows); \
+            for (; j < n; j++) b32_tile16_rows(tiles, nb, a, ys, j, 1, HAS_MIN, y, ystride, r0, rows);    \
+        }                                                                                                \
+        free(tiles);                                                                                     \
+        free(ys);                                                                                        \
+        return 1;                                                                                        \
+    }
+
+TILES32(q8_0, 128, 0)
+TILES32(q4_0, 8, 0)
+TILES32(q5_0, 16, 0)
+TILES32(q4_1, 0, 1)
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -1719,7 +1816,7 @@ NONE_TILES(q4_K) NONE_TILES(q6_K)
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
         return 0;                                                                                       \
     }
-NONE_TILES512(q4_K) NONE_TILES512(q6_K)
+NONE_TILES512(q4_K) NONE_TILES512(q6_K) NONE_TILES512(q8_0) NONE_TILES512(q4_0) NONE_TILES512(q5_0) NONE_TILES512(q4_1)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }
 #define NONE_DEQUANTIZE(NAME) \

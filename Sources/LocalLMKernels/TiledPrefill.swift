@@ -27,15 +27,57 @@ package enum TiledPrefill {
     /// bits; the tests check each against the Swift twin).
     package static func kernels(for type: GGMLType) -> [Kernel] {
         guard CPUFeatures.avx2FMAF16C else { return [] }
-        let pair: (AVX2Rows.Tiles, AVX2Rows.Tiles)
+        let wide: AVX2Rows.Tiles, narrow: AVX2Rows.Tiles?
         switch type {
-        case .q4_K: pair = (locallm_avx512_tiles_q4_K, locallm_avx2_tiles_q4_K)
-        case .q6_K: pair = (locallm_avx512_tiles_q6_K, locallm_avx2_tiles_q6_K)
+        case .q4_K: (wide, narrow) = (locallm_avx512_tiles_q4_K, locallm_avx2_tiles_q4_K)
+        case .q6_K: (wide, narrow) = (locallm_avx512_tiles_q6_K, locallm_avx2_tiles_q6_K)
+        // 32-value blocks: 16-row kernels only; with 256-bit vectors they were no faster than sgemm on
+        // the dequantized rows (Docs/benchmarking.md).
+        case .q8_0: (wide, narrow) = (locallm_avx512_tiles_q8_0, nil)
+        case .q4_0: (wide, narrow) = (locallm_avx512_tiles_q4_0, nil)
+        case .q5_0: (wide, narrow) = (locallm_avx512_tiles_q5_0, nil)
+        case .q4_1: (wide, narrow) = (locallm_avx512_tiles_q4_1, nil)
         default: return []
         }
-        let narrow = Kernel(function: pair.1, rowsPerGroup: 8, name: "avx2")
-        guard CPUFeatures.avx512VNNI else { return [narrow] }
-        return [Kernel(function: pair.0, rowsPerGroup: 16, name: "avx512-vnni"), narrow]
+        var kernels: [Kernel] = []
+        if CPUFeatures.avx512VNNI { kernels.append(Kernel(function: wide, rowsPerGroup: 16, name: "avx512-vnni")) }
+        if let narrow { kernels.append(Kernel(function: narrow, rowsPerGroup: 8, name: "avx2")) }
+        return kernels
+    }
+
+    /// Row · activation as `locallm_avx512_tiles_q8_0`, `_q4_0`, `_q5_0` and `_q4_1` compute it: per
+    /// block b, the exact integer s = Σ q·y (q the signed value, y the Q8_0/Q8_1 activation's), then
+    /// acc = fma(d·yd, s, acc) and, for Q4_1, acc = fma(m, sum, acc) with the activation's block sum,
+    /// blocks in order.
+    package static func block32(_ type: GGMLType, _ row: UnsafeRawPointer, _ a: PreparedActivation, blocks nb: Int) -> Float {
+        var acc: Float = 0
+        for b in 0..<nb {
+            var s = 0
+            for i in 0..<32 {
+                s += block32Value(type, row, block: b, i) * Int(a.qs[32 * b + i])
+            }
+            let x = row + type.bytesPerBlock * b
+            acc = acc.addingProduct(loadHalf(x) * a.scales[b], Float(s))
+            if type == .q4_1 { acc = acc.addingProduct(loadHalf(x, 2), a.sums[b]) }
+        }
+        return acc
+    }
+
+    /// Value i of block b of a Q8_0, Q4_0, Q5_0 or Q4_1 row (without the scale; Q4_1's without its minimum).
+    static func block32Value(_ type: GGMLType, _ row: UnsafeRawPointer, block b: Int, _ i: Int) -> Int {
+        let x = row + type.bytesPerBlock * b
+        func nibble(_ at: Int) -> Int {
+            let byte = x.load(fromByteOffset: at + i % 16, as: UInt8.self)
+            return Int(i < 16 ? byte & 0x0F : byte >> 4)
+        }
+        switch type {
+        case .q8_0: return Int(x.load(fromByteOffset: 2 + i, as: Int8.self))
+        case .q4_0: return nibble(2) - 8
+        case .q4_1: return nibble(4)
+        default:
+            let high = Int((x.load(fromByteOffset: 2 + i / 8, as: UInt8.self) >> UInt8(i % 8)) & 1)
+            return (nibble(6) | high << 4) - 16
+        }
     }
 
     /// Row · activation as `locallm_avx2_tiles_q4_K` computes it: per block b, the exact integer sums
@@ -103,7 +145,8 @@ extension Kernels {
         _ w: WeightMatrix, _ x: UnsafePointer<Float>, rowsOfX n: Int, _ y: UnsafeMutablePointer<Float>,
         pool: ThreadPool, scratch: KernelScratch
     ) -> Bool {
-        guard n > 0, let kernel = TiledPrefill.kernel(for: w.type), let multi = AVX2Rows.gemmFunction(for: w.type)
+        guard n > 0, let kernel = TiledPrefill.kernel(for: w.type),
+              let multi = AVX2Rows.gemmFunction(for: w.type) ?? AVX2Rows.multiFunction(for: w.type)
         else { return false }
         let tiles = kernel.function, group = kernel.rowsPerGroup
         let columns = w.columns, rows = w.rows, stride = w.rowStride

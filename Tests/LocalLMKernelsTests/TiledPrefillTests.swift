@@ -7,10 +7,14 @@ import Testing
 /// (`TiledPrefill.q4_K`, `.q6_K`), bit for bit, and the twin against the product of the dequantized weights
 /// and activation (`Dequantize`, bit-exact with gguf-py) in double precision.
 struct TiledPrefillTests {
-    static let types: [GGMLType] = [.q4_K, .q6_K]
+    static let types: [GGMLType] = [.q4_K, .q6_K, .q8_0, .q4_0, .q5_0, .q4_1]
 
     static func twin(_ type: GGMLType) -> (UnsafeRawPointer, PreparedActivation, Int) -> Float {
-        type == .q4_K ? { TiledPrefill.q4_K($0, $1, blocks: $2) } : { TiledPrefill.q6_K($0, $1, blocks: $2) }
+        switch type {
+        case .q4_K: { TiledPrefill.q4_K($0, $1, blocks: $2) }
+        case .q6_K: { TiledPrefill.q6_K($0, $1, blocks: $2) }
+        default: { TiledPrefill.block32(type, $0, $1, blocks: $2) }
+        }
     }
 
     /// n activations of `columns` values quantized as the kernels take them (Q8_K for Q4_K).
@@ -36,12 +40,12 @@ struct TiledPrefillTests {
     /// and three single ones), row ranges that start inside a group.
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: types, [256, 2304])
     func cKernelEqualsSwiftTwin(type: GGMLType, columns: Int) throws {
-        let rows = 37, n = 7, nb = columns / 256, twin = Self.twin(type)
+        let rows = 37, n = 7, nb = columns / type.blockSize, twin = Self.twin(type)
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 77 + UInt64(columns))
         let acts = Activations(type: type, columns: columns, n: n, seed: 78)
         let kernels = TiledPrefill.kernels(for: type)
-        #expect(!kernels.isEmpty)
         #expect(kernels.contains { $0.rowsPerGroup == 16 } == CPUFeatures.avx512VNNI)
+        #expect(kernels.contains { $0.rowsPerGroup == 8 } == (type.blockSize == 256))
         let c = acts.prepared.map(\.cActivation)
         let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self)
         for kernel in kernels {
@@ -70,7 +74,7 @@ struct TiledPrefillTests {
     /// The twin is the product: within float rounding of Σ dequantized weight · dequantized activation.
     @Test(arguments: types)
     func swiftTwinIsTheProduct(type: GGMLType) throws {
-        let rows = 6, columns = 1024, nb = columns / 256, twin = Self.twin(type)
+        let rows = 6, columns = 1024, nb = columns / type.blockSize, twin = Self.twin(type)
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 91)
         let acts = Activations(type: type, columns: columns, n: 3, seed: 92)
         var w = [Float](repeating: 0, count: columns)
@@ -79,9 +83,18 @@ struct TiledPrefillTests {
             for a in acts.prepared {
                 var exact = 0.0, magnitude = 0.0
                 for i in 0..<columns {
-                    let term = Double(w[i]) * Double(a.qs[i]) * Double(a.scales[i / 256])
+                    let term = Double(w[i]) * Double(a.qs[i]) * Double(a.scales[i / (type.blockSize == 256 ? 256 : 32)])
                     exact += term
                     magnitude += abs(term)
+                }
+                if type == .q4_1 {
+                    // Q8_1's block sum is d·Σq rounded to F16 (ggml's definition), which the kernel uses
+                    // for the minimum's term: the exact product with that sum.
+                    for b in 0..<nb {
+                        let m = Double(loadHalf(weights.matrix.row(r) + 20 * b, 2))
+                        let sum = (0..<32).reduce(0.0) { $0 + Double(a.qs[32 * b + $1]) } * Double(a.scales[b])
+                        exact += m * (Double(a.sums[b]) - sum)
+                    }
                 }
                 let value = Double(twin(weights.matrix.row(r), a, nb))
                 #expect(abs(value - exact) <= 1e-5 * magnitude, "\(type) row \(r): \(value) vs \(exact) (Σ|terms| \(magnitude))")
@@ -93,7 +106,7 @@ struct TiledPrefillTests {
     /// twin computes it, for several pool sizes.
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: types, [1, 2, 3])
     func productOverThePool(type: GGMLType, threads: Int) throws {
-        let rows = 200, columns = 512, n = 30, nb = columns / 256, twin = Self.twin(type)
+        let rows = 200, columns = 512, n = 30, nb = columns / type.blockSize, twin = Self.twin(type)
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 93)
         let x = randomActivations(n * columns, seed: 94)
         let acts = Activations(type: type, columns: columns, n: n, seed: 94)
@@ -102,13 +115,14 @@ struct TiledPrefillTests {
         let ran = x.withUnsafeBufferPointer { xp in
             Kernels.tiledProduct(weights.matrix, xp.baseAddress!, rowsOfX: n, &y, pool: pool, scratch: KernelScratch())
         }
-        #expect(ran)
+        #expect(ran == !TiledPrefill.kernels(for: type).isEmpty)
+        guard ran else { return }
         var differing = 0
         for j in 0..<n {
             for r in 0..<rows where y[j * rows + r].bitPattern
                 != twin(weights.matrix.row(r), acts.prepared[j], nb).bitPattern { differing += 1 }
         }
         #expect(differing == 0, "\(type): \(differing) of \(n * rows) differ")
-        #expect(TiledPrefill.kernels(for: .q8_0).isEmpty)
+        #expect(TiledPrefill.kernels(for: .q5_K).isEmpty && TiledPrefill.kernels(for: .f16).isEmpty)
     }
 }

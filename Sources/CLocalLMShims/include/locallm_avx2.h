@@ -116,6 +116,18 @@ int locallm_avx512_tiles_q4_K(const uint8_t *base, long stride, const locallm_ac
                               float *y, long ystride, long start, long end);
 int locallm_avx512_tiles_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
+/// The same for 32-value blocks (Q8_0, Q4_0, Q5_0 with Q8_0 activations; Q4_1 with Q8_1): per block
+/// the exact integer s = Σ q·y of each row, then acc = fma(d·yd, s, acc) and, for Q4_1,
+/// acc = fma(m, sum, acc) with the activation's block sum, blocks in order. No 8-row form: on AVX2
+/// alone these lose to sgemm on the dequantized rows.
+int locallm_avx512_tiles_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
+int locallm_avx512_tiles_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
+int locallm_avx512_tiles_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
+int locallm_avx512_tiles_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                              float *y, long ystride, long start, long end);
 
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 

@@ -4,9 +4,9 @@ import LocalLMKernels
 ///
 /// One row (decode) goes to the quantized matvec, which quantizes the activation itself as llama.cpp
 /// does. Short batches go to the several-row quantized kernels (each row exactly as decode computes
-/// it). Prompt batches of Q4_K and Q6_K weights go to the interleaved integer kernels on AVX2 CPUs
-/// (``TiledPrefill``: the same quantized activations, each row one ulp or so from decode's), or to the
-/// several-row kernels elsewhere. Other batches go to the
+/// it). Prompt batches go to the interleaved integer kernels where the CPU has one for the weight type
+/// (``TiledPrefill``: Q4_K and Q6_K on AVX2 CPUs; Q8_0, Q4_0, Q5_0 and Q4_1 too with AVX-512 VNNI; the
+/// same quantized activations, each row an ulp or so from decode's). Other batches go to the
 /// sgemm-on-dequantized-panels matmul after X has been rounded to the weight's activation format
 /// (``ActivationRounding``), because llama.cpp quantizes the activations of batches too: without that,
 /// prefill logits would drift from the reference.
@@ -30,14 +30,12 @@ enum MatrixProduct {
                          rounded: UnsafeMutablePointer<Float>, correction: UnsafeMutablePointer<Float>,
                          pool: ThreadPool, scratch: KernelScratch) {
         let m = w.matrix
-        // Prompt batches of Q4_K weights: the interleaved kernel (faster; rows not decode's bits).
+        // Prompt batches: the interleaved kernel where there is one (faster; rows not decode's bits).
         if n >= matvecBatchLimit, Kernels.tiledProduct(m, x, rowsOfX: n, y, pool: pool, scratch: scratch) { return }
-        if n < matvecBatchLimit || AVX2Rows.gemmFunction(for: m.type) != nil {
+        if n < matvecBatchLimit {
             // A few rows: the quantized decode kernels, each row as its own matvec computes it but the
             // weights read once for all of them, cost less than dequantizing every weight into floats for
-            // sgemm (figures at `matvecBatchLimit`). Q4_K and Q6_K have prefill kernels that beat sgemm on
-            // any number of rows (`Kernels.matvec(_:_:rowsOfX:_:pool:scratch:)`), and then every prompt
-            // row is exactly what decode would compute for it.
+            // sgemm (figures at `matvecBatchLimit`).
             Kernels.matvec(m, x, rowsOfX: n, y, pool: pool, scratch: scratch)
             return
         }

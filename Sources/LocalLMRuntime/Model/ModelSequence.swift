@@ -3,9 +3,10 @@ import LocalLMKernels
 /// How a forward pass over several tokens (prefill) computes. One token at a time (decode) always uses
 /// the quantized kernels in ggml's order of operations.
 public enum BatchArithmetic: Sendable, Equatable {
-    /// Matrix products as sgemm on dequantized weight panels (the activations rounded as ggml rounds
-    /// them) and attention as sgemm: the fastest prefill. Logits agree with llama.cpp's to within its
-    /// own batch-versus-single noise, not bit for bit.
+    /// Matrix products as integer kernels on interleaved weight rows where the CPU has one for the
+    /// type (``MatrixProduct``), else as sgemm on dequantized weight panels (the activations rounded as
+    /// ggml rounds them), and attention as sgemm: the fastest prefill. Logits agree with llama.cpp's to
+    /// within its own batch-versus-single noise, not bit for bit.
     case fast
     /// llama.cpp's order of operations for batches: every row through the quantized kernels (as ggml
     /// multiplies batches with these weight types) and attention summed as tinyBLAS sums it. Slower
