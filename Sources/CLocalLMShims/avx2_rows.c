@@ -1774,6 +1774,85 @@ TILES32(q4_0, 8, 0)
 TILES32(q5_0, 16, 0)
 TILES32(q4_1, 0, 1)
 
+// MARK: - Decode, AVX-512
+
+/// The four rows' d of blocks b (lanes 0…3) and b + 1 (lanes 4…7) at byte offset o of each block
+/// pair, times the activation's scales: the same products as the 256-bit kernel's, one block at a time.
+INLINE512 __m256 q5_0_pair_scales(const uint8_t *w, long stride, long o, float yd0, float yd1) {
+    uint64_t lo = 0, hi = 0;
+    for (int k = 0; k < 4; k++) {
+        uint16_t h0, h1;
+        memcpy(&h0, w + k * stride + o, 2);
+        memcpy(&h1, w + k * stride + o + 22, 2);
+        lo |= (uint64_t)h0 << (16 * k);
+        hi |= (uint64_t)h1 << (16 * k);
+    }
+    const __m256 d = _mm256_cvtph_ps(_mm_set_epi64x((long long)hi, (long long)lo));
+    return _mm256_mul_ps(d, _mm256_setr_ps(yd0, yd0, yd0, yd0, yd1, yd1, yd1, yd1));
+}
+
+/// `four_q5_0_unsigned` two blocks per 512-bit vector: block b's int32 lanes in the low half, block
+/// b + 1's in the high half, each formed as the 256-bit kernel forms it (nibbles, the fifth bit added
+/// from a mask register, unsigned values · y less the offsets), and each row's FMA chain taking the
+/// halves in block order — the same bits.
+TARGET512 static void four_q5_0_512(const uint8_t *w, long stride, const locallm_activation *a, const __m256i *offs,
+                                    long nb, float *y) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+    const __m512i ones = _mm512_set1_epi16(1), low = _mm512_set1_epi8(0x0F), sixteen = _mm512_set1_epi8(0x10);
+    long b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        const long o = 22 * b;
+        locallm_prefetch(ahead + 4 * o);
+        locallm_prefetch(ahead + 4 * o + 64);
+        locallm_prefetch(ahead + 4 * o + 128);
+        const __m512i yq = _mm512_loadu_si512(a->qs + 32 * b);
+        const __m512i off = _mm512_loadu_si512(offs + b);
+        const __m256 dd = q5_0_pair_scales(w, stride, o, a->scales[b], a->scales[b + 1]);
+#pragma clang loop unroll(full)
+        for (int k = 0; k < 4; k++) {
+            const uint8_t *x = w + k * stride + o;
+            // Lanes of 16 bytes: block b's nibble bytes twice, block b + 1's twice; the high nibbles
+            // in the second of each pair.
+            __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 6)))),
+                                           _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 28))), 1);
+            v = _mm512_and_si512(_mm512_mask_srli_epi16(v, (__mmask32)0xFF00FF00u, v, 4), low);
+            const __mmask64 fifth = _cvtu64_mask64((uint64_t)u32_at(x + 2) | ((uint64_t)u32_at(x + 24) << 32));
+            v = _mm512_mask_add_epi8(v, fifth, v, sixteen);
+            const __m512i s = _mm512_sub_epi32(_mm512_madd_epi16(_mm512_maddubs_epi16(v, yq), ones), off);
+            const __m512 f = _mm512_cvtepi32_ps(s);
+            acc[k] = _mm256_fmadd_ps(_mm512_castps512_ps256(f), _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(k)), acc[k]);
+            acc[k] = _mm256_fmadd_ps(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)),
+                                     _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(4 + k)), acc[k]);
+        }
+    }
+    for (; b < nb; b++) {
+        // An odd last block: the 256-bit kernel's steps.
+        const long o = 22 * b;
+        const __m256i yq = load32(a->qs + 32 * b);
+        for (int k = 0; k < 4; k++) {
+            const uint8_t *x = w + k * stride + o;
+            const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(q5_0_unsigned(x), yq),
+                                                                 _mm256_set1_epi16(1)), offs[b]);
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc[k]);
+        }
+    }
+    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
+}
+
+TARGET512 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                        float *y, long start, long end) {
+    if (nb > Q5_0_MAX_OFFSETS || end - start < 4) {
+        locallm_avx2_rows_q5_0(base, stride, a, nb, y, start, end);
+        return;
+    }
+    __m256i offs[Q5_0_MAX_OFFSETS];
+    for (long b = 0; b < nb; b++) offs[b] = q5_0_offsets(a->qs + 32 * b);
+    long r = start;
+    for (; r + 4 <= end; r += 4) four_q5_0_512(base + r * stride, stride, a, offs, nb, y + r);
+    for (; r < end; r++) y[r] = dot_q5_0(base + r * stride, a, nb);
+}
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -1816,6 +1895,10 @@ NONE_TILES(q4_K) NONE_TILES(q6_K)
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
         return 0;                                                                                       \
     }
+void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end) {
+    (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
+}
 NONE_TILES512(q4_K) NONE_TILES512(q6_K) NONE_TILES512(q8_0) NONE_TILES512(q4_0) NONE_TILES512(q5_0) NONE_TILES512(q4_1)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }

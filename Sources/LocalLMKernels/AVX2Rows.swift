@@ -23,9 +23,23 @@ package enum AVX2Rows {
         UnsafePointer<UInt8>?, Int, UnsafePointer<locallm_activation>?, Int, UnsafeMutablePointer<Float>?, Int, Int
     ) -> Void
 
-    /// The row loop for weights of `type`, or nil when there is none (the Swift kernels handle it).
+    /// The row loop for weights of `type`, or nil when there is none (the Swift kernels handle it):
+    /// the 512-bit form where there is one and the CPU has AVX-512 (the same bits).
     @inline(__always)
     package static func function(for type: GGMLType) -> Rows? {
+        if CPUFeatures.avx512VNNI, let wide = wideFunction(for: type) { return wide }
+        return narrowFunction(for: type)
+    }
+
+    /// The AVX-512 form of the row loop for `type`, or nil; call only when `CPUFeatures.avx512VNNI`.
+    @inline(__always)
+    package static func wideFunction(for type: GGMLType) -> Rows? {
+        type == .q5_0 ? locallm_avx512_rows_q5_0 : nil
+    }
+
+    /// The AVX2 row loop for `type`, or nil.
+    @inline(__always)
+    package static func narrowFunction(for type: GGMLType) -> Rows? {
         switch type {
         case .q8_0: return locallm_avx2_rows_q8_0
         case .q4_0: return locallm_avx2_rows_q4_0
@@ -130,8 +144,13 @@ package enum AVX2Rows {
     /// nothing, when there is none.
     @discardableResult
     package static func rows(_ w: WeightMatrix, _ a: PreparedActivation, _ y: UnsafeMutablePointer<Float>,
-                             _ start: Int, _ end: Int) -> Bool {
-        guard let rows = function(for: w.type) else { return false }
+                             _ start: Int, _ end: Int, wide: Bool? = nil) -> Bool {
+        let chosen: Rows? = switch wide {
+        case nil: function(for: w.type)
+        case true?: CPUFeatures.avx512VNNI ? wideFunction(for: w.type) : nil
+        case false?: narrowFunction(for: w.type)
+        }
+        guard let rows = chosen else { return false }
         withUnsafePointer(to: a.cActivation) {
             rows(w.data.assumingMemoryBound(to: UInt8.self), w.rowStride, $0, w.columns / w.type.blockSize, y, start, end)
         }

@@ -32,10 +32,11 @@ struct AVX2KernelsTests {
         try compareRows(type: type, columns: columns)
     }
 
-    /// IQ4_NL takes blocks in pairs; an odd count leaves a last block to the scalar form.
-    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [32, 544, 2336])
-    func iq4_NLWithAnOddNumberOfBlocks(columns: Int) throws {
-        try compareRows(type: .iq4_NL, columns: columns)
+    /// IQ4_NL (and Q5_0's 512-bit loop) take blocks in pairs; an odd count leaves a last block to the
+    /// one-block form.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [GGMLType.iq4_NL, .q5_0], [32, 544, 2336])
+    func oddNumbersOfBlocks(type: GGMLType, columns: Int) throws {
+        try compareRows(type: type, columns: columns)
     }
 
     func compareRows(type: GGMLType, columns: Int) throws {
@@ -49,15 +50,19 @@ struct AVX2KernelsTests {
         }
         let nb = columns / type.blockSize, dot = Self.swiftDot(type)
         let expected = (0..<rows).map { dot(weights.matrix.row($0), a, nb) }
-        for (start, end) in [(0, rows), (1, rows), (3, 18), (5, 6)] {
-            var y = [Float](repeating: .nan, count: rows)
-            let ran = y.withUnsafeMutableBufferPointer { AVX2Rows.rows(weights.matrix, a, $0.baseAddress!, start, end) }
-            #expect(ran)
-            for r in start..<end {
-                #expect(y[r].bitPattern == expected[r].bitPattern,
-                        "\(type) \(columns) columns, row \(r) of \(start)..<\(end): C \(y[r]) vs Swift \(expected[r])")
+        // The AVX2 loop, and the AVX-512 one where there is one and the CPU has it.
+        let forms = [false] + (CPUFeatures.avx512VNNI && AVX2Rows.wideFunction(for: type) != nil ? [true] : [])
+        for wide in forms {
+            for (start, end) in [(0, rows), (1, rows), (3, 18), (5, 6)] {
+                var y = [Float](repeating: .nan, count: rows)
+                let ran = y.withUnsafeMutableBufferPointer { AVX2Rows.rows(weights.matrix, a, $0.baseAddress!, start, end, wide: wide) }
+                #expect(ran)
+                for r in start..<end {
+                    #expect(y[r].bitPattern == expected[r].bitPattern,
+                            "\(type) \(columns) columns\(wide ? " (512-bit)" : ""), row \(r) of \(start)..<\(end): C \(y[r]) vs Swift \(expected[r])")
+                }
+                for r in 0..<rows where r < start || r >= end { #expect(y[r].isNaN, "row \(r) outside the range was written") }
             }
-            for r in 0..<rows where r < start || r >= end { #expect(y[r].isNaN, "row \(r) outside the range was written") }
         }
     }
 

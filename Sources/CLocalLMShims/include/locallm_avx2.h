@@ -120,6 +120,11 @@ int locallm_avx512_tiles_q6_K(const uint8_t *base, long stride, const locallm_ac
 /// the exact integer s = Σ q·y of each row, then acc = fma(d·yd, s, acc) and, for Q4_1,
 /// acc = fma(m, sum, acc) with the activation's block sum, blocks in order. No 8-row form: on AVX2
 /// alone these lose to sgemm on the dequantized rows.
+/// `locallm_avx2_rows_q5_0` with two blocks per 512-bit vector (the fifth bits from a mask register):
+/// the same int32 lanes and the same FMA chain per row, so the same bits. Call only when
+/// `locallm_has_avx512_vnni()` is 1 (it uses AVX-512 BW).
+void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end);
 int locallm_avx512_tiles_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
 int locallm_avx512_tiles_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
