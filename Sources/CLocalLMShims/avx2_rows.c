@@ -1688,7 +1688,7 @@ typedef struct {
 _Static_assert(sizeof(b32_tile16) % 64 == 0, "aligned_alloc needs multiples of 64");
 
 #define PACK16_B32(NAME, BYTES, UNSIGNED, MIN_AT)                                                   \
-    INLINE512 void pack16_##NAME(const uint8_t *row0, long stride, int rows, long b, b32_tile16 *t) { \
+    INLINE void pack16_##NAME(const uint8_t *row0, long stride, int rows, long b, b32_tile16 *t) {    \
         __m256i v[2][8];                                                                           \
         float d[16], m[16];                                                                        \
         for (int r = 0; r < 16; r++) {                                                             \
@@ -1702,9 +1702,12 @@ _Static_assert(sizeof(b32_tile16) % 64 == 0, "aligned_alloc needs multiples of 6
         }                                                                                          \
         transpose8x8_epi32(v[0]);                                                                  \
         transpose8x8_epi32(v[1]);                                                                  \
-        for (int g = 0; g < 8; g++) t->q[g] = JOIN256(v[0][g], v[1][g]);                         \
-        t->d = _mm512_loadu_ps(d);                                                                 \
-        t->m = _mm512_loadu_ps(m);                                                                 \
+        for (int g = 0; g < 8; g++) {                                                              \
+            _mm256_store_si256((__m256i *)(void *)&t->q[g], v[0][g]);                              \
+            _mm256_store_si256((__m256i *)(void *)&t->q[g] + 1, v[1][g]);                          \
+        }                                                                                          \
+        memcpy(&t->d, d, sizeof d);                                                                \
+        memcpy(&t->m, m, sizeof m);                                                                \
     }
 
 PACK16_B32(q8_0, 34, _mm256_xor_si256(load32(x + 2), _mm256_set1_epi8((char)0x80)), 0)
@@ -1741,11 +1744,59 @@ INLINE512 void b32_tile16_rows(const b32_tile16 *tiles, long nb, const locallm_a
     tile16_store(acc, A, y, ystride, j, r0, rows);
 }
 
+/// `b32_tile16_rows` with 256-bit vectors for values below 32 (Q4_0, Q5_0, Q4_1: `maddubs` pairs of
+/// at most 2·31·128, four of them summed in int16): each activation dword broadcast once for both
+/// halves of the sixteen rows; A ≤ 2 activations. The same integers, and the same float steps per
+/// row, as the 512-bit kernel.
+INLINE void b32_tile16_rows_avx2(const b32_tile16 *tiles, long nb, const locallm_activation *a, const int32_t *ys,
+                                 long j, const int A, int has_min, float *y, long ystride, long r0, int rows) {
+    __m256 acc[2][2];
+    for (int u = 0; u < A; u++) acc[u][0] = acc[u][1] = _mm256_setzero_ps();
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (long b = 0; b < nb; b++) {
+        const __m256i *q = (const __m256i *)(const void *)tiles[b].q;
+        __m256i i32[2][2];
+        for (int h = 0; h < 2; h++) {
+            __m256i p[2][2];
+            for (int g = 4 * h; g < 4 * h + 4; g++) {
+                const __m256i w0 = _mm256_load_si256(q + 2 * g), w1 = _mm256_load_si256(q + 2 * g + 1);
+                for (int u = 0; u < A; u++) {
+                    const __m256i yv = broadcast_dword(a[j + u].qs + 32 * b + 4 * g);
+                    const __m256i m0 = _mm256_maddubs_epi16(w0, yv), m1 = _mm256_maddubs_epi16(w1, yv);
+                    p[u][0] = g == 4 * h ? m0 : _mm256_add_epi16(p[u][0], m0);
+                    p[u][1] = g == 4 * h ? m1 : _mm256_add_epi16(p[u][1], m1);
+                }
+            }
+            for (int u = 0; u < A; u++)
+                for (int k = 0; k < 2; k++) {
+                    const __m256i v = _mm256_madd_epi16(p[u][k], ones);
+                    i32[u][k] = h == 0 ? v : _mm256_add_epi32(i32[u][k], v);
+                }
+        }
+        const float *d = (const float *)(const void *)&tiles[b].d, *m = (const float *)(const void *)&tiles[b].m;
+        for (int u = 0; u < A; u++) {
+            const __m256i off = _mm256_set1_epi32(ys[(j + u) * nb + b]);
+            const __m256 yd = _mm256_set1_ps(a[j + u].scales[b]);
+            for (int k = 0; k < 2; k++) {
+                const __m256 s = _mm256_cvtepi32_ps(_mm256_sub_epi32(i32[u][k], off));
+                acc[u][k] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_loadu_ps(d + 8 * k), yd), s, acc[u][k]);
+                if (has_min) acc[u][k] = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8 * k), _mm256_set1_ps(a[j + u].sums[b]), acc[u][k]);
+            }
+        }
+    }
+    for (int u = 0; u < A; u++) {
+        float lanes[16];
+        _mm256_storeu_ps(lanes, acc[u][0]);
+        _mm256_storeu_ps(lanes + 8, acc[u][1]);
+        memcpy(y + (j + u) * ystride + r0, lanes, sizeof(float) * (size_t)rows);
+    }
+}
+
 /// The driver for 32-value blocks: the offset times each activation block's Σ y, then each group of
-/// sixteen rows packed once and every activation run through it, four at a time.
-#define TILES32(NAME, OFFSET, HAS_MIN)                                                                   \
-    TARGET512 int locallm_avx512_tiles_##NAME(const uint8_t *base, long stride, const locallm_activation *a, \
-                                              long n, long nb, float *y, long ystride, long start, long end) { \
+/// sixteen rows packed once and every activation run through it, GROUP_A at a time.
+#define TILES32(ATTR, PREFIX, NAME, OFFSET, HAS_MIN, ROWS, GROUP_A)                                      \
+    ATTR int PREFIX##_tiles_##NAME(const uint8_t *base, long stride, const locallm_activation *a,        \
+                                   long n, long nb, float *y, long ystride, long start, long end) {      \
         if (n <= 0 || nb <= 0 || end <= start) return 1;                                                \
         b32_tile16 *tiles = aligned_alloc(64, sizeof(b32_tile16) * (size_t)nb);                          \
         int32_t *ys = malloc(sizeof(int32_t) * (size_t)nb * (size_t)n);                                  \
@@ -1761,18 +1812,21 @@ INLINE512 void b32_tile16_rows(const b32_tile16 *tiles, long nb, const locallm_a
             const int rows = end - r0 < 16 ? (int)(end - r0) : 16;                                       \
             for (long b = 0; b < nb; b++) pack16_##NAME(base + r0 * stride, stride, rows, b, tiles + b); \
             long j = 0;                                                                                  \
-            for (; j + 4 <= n; j += 4) b32_tile16_rows(tiles, nb, a, ys, j, 4, HAS_MIN, y, ystride, r0, rows); \
-            for (; j < n; j++) b32_tile16_rows(tiles, nb, a, ys, j, 1, HAS_MIN, y, ystride, r0, rows);    \
+            for (; j + GROUP_A <= n; j += GROUP_A) ROWS(tiles, nb, a, ys, j, GROUP_A, HAS_MIN, y, ystride, r0, rows); \
+            for (; j < n; j++) ROWS(tiles, nb, a, ys, j, 1, HAS_MIN, y, ystride, r0, rows);              \
         }                                                                                                \
         free(tiles);                                                                                     \
         free(ys);                                                                                        \
         return 1;                                                                                        \
     }
 
-TILES32(q8_0, 128, 0)
-TILES32(q4_0, 8, 0)
-TILES32(q5_0, 16, 0)
-TILES32(q4_1, 0, 1)
+TILES32(TARGET512, locallm_avx512, q8_0, 128, 0, b32_tile16_rows, 4)
+TILES32(TARGET512, locallm_avx512, q4_0, 8, 0, b32_tile16_rows, 4)
+TILES32(TARGET512, locallm_avx512, q5_0, 16, 0, b32_tile16_rows, 4)
+TILES32(TARGET512, locallm_avx512, q4_1, 0, 1, b32_tile16_rows, 4)
+TILES32(TARGET, locallm_avx2, q4_0, 8, 0, b32_tile16_rows_avx2, 2)
+TILES32(TARGET, locallm_avx2, q5_0, 16, 0, b32_tile16_rows_avx2, 2)
+TILES32(TARGET, locallm_avx2, q4_1, 0, 1, b32_tile16_rows_avx2, 2)
 
 // MARK: - Decode, AVX-512
 
@@ -1888,7 +1942,7 @@ NONE_GEMM512(q4_K) NONE_GEMM512(q6_K)
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
         return 0;                                                                                       \
     }
-NONE_TILES(q4_K) NONE_TILES(q6_K)
+NONE_TILES(q4_K) NONE_TILES(q6_K) NONE_TILES(q4_0) NONE_TILES(q5_0) NONE_TILES(q4_1)
 #define NONE_TILES512(T)                                                                                \
     int locallm_avx512_tiles_##T(const uint8_t *base, long stride, const locallm_activation *a, long n, \
                                  long nb, float *y, long ystride, long start, long end) {                \

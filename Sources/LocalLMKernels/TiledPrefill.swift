@@ -1,4 +1,9 @@
 import CLocalLMShims
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LocalLMGGUF
 
 /// Prompt batches through the interleaved C kernels (`locallm_avx2_tiles_*`): faster than the
@@ -20,28 +25,38 @@ package enum TiledPrefill {
         package let name: String
     }
 
-    /// The fastest interleaved kernel for weights of `type` on this CPU, or nil.
-    package static func kernel(for type: GGMLType) -> Kernel? { kernels(for: type).first }
+    /// The fastest interleaved kernel for weights of `type` on this CPU, or nil. `LOCALLM_PREFILL_TILES`
+    /// narrows the choice for comparisons: `avx2` (the 256-bit kernels only) or `off` (none: prompt
+    /// batches then take the decode-exact kernels or sgemm).
+    package static func kernel(for type: GGMLType) -> Kernel? {
+        switch limit {
+        case "off": return nil
+        case "avx2": return kernels(for: type).first { $0.name == "avx2" }
+        default: return kernels(for: type).first
+        }
+    }
+
+    static let limit: String? = getenv("LOCALLM_PREFILL_TILES").map { String(cString: $0).lowercased() }
 
     /// Every interleaved kernel for `type` that this CPU runs, widest first (they compute the same
     /// bits; the tests check each against the Swift twin).
     package static func kernels(for type: GGMLType) -> [Kernel] {
         guard CPUFeatures.avx2FMAF16C else { return [] }
-        let wide: AVX2Rows.Tiles, narrow: AVX2Rows.Tiles?
+        let wide: AVX2Rows.Tiles, narrow: AVX2Rows.Tiles?, narrowRows: Int
         switch type {
-        case .q4_K: (wide, narrow) = (locallm_avx512_tiles_q4_K, locallm_avx2_tiles_q4_K)
-        case .q6_K: (wide, narrow) = (locallm_avx512_tiles_q6_K, locallm_avx2_tiles_q6_K)
-        // 32-value blocks: 16-row kernels only; with 256-bit vectors they were no faster than sgemm on
-        // the dequantized rows (Docs/benchmarking.md).
-        case .q8_0: (wide, narrow) = (locallm_avx512_tiles_q8_0, nil)
-        case .q4_0: (wide, narrow) = (locallm_avx512_tiles_q4_0, nil)
-        case .q5_0: (wide, narrow) = (locallm_avx512_tiles_q5_0, nil)
-        case .q4_1: (wide, narrow) = (locallm_avx512_tiles_q4_1, nil)
+        case .q4_K: (wide, narrow, narrowRows) = (locallm_avx512_tiles_q4_K, locallm_avx2_tiles_q4_K, 8)
+        case .q6_K: (wide, narrow, narrowRows) = (locallm_avx512_tiles_q6_K, locallm_avx2_tiles_q6_K, 8)
+        // 32-value blocks: sixteen rows in either width. Q8_0's values do not fit `maddubs` pairs
+        // without the sign trick, so it has no 256-bit form.
+        case .q8_0: (wide, narrow, narrowRows) = (locallm_avx512_tiles_q8_0, nil, 16)
+        case .q4_0: (wide, narrow, narrowRows) = (locallm_avx512_tiles_q4_0, locallm_avx2_tiles_q4_0, 16)
+        case .q5_0: (wide, narrow, narrowRows) = (locallm_avx512_tiles_q5_0, locallm_avx2_tiles_q5_0, 16)
+        case .q4_1: (wide, narrow, narrowRows) = (locallm_avx512_tiles_q4_1, locallm_avx2_tiles_q4_1, 16)
         default: return []
         }
         var kernels: [Kernel] = []
         if CPUFeatures.avx512VNNI { kernels.append(Kernel(function: wide, rowsPerGroup: 16, name: "avx512-vnni")) }
-        if let narrow { kernels.append(Kernel(function: narrow, rowsPerGroup: 8, name: "avx2")) }
+        if let narrow { kernels.append(Kernel(function: narrow, rowsPerGroup: narrowRows, name: "avx2")) }
         return kernels
     }
 

@@ -118,8 +118,7 @@ int locallm_avx512_tiles_q6_K(const uint8_t *base, long stride, const locallm_ac
                               float *y, long ystride, long start, long end);
 /// The same for 32-value blocks (Q8_0, Q4_0, Q5_0 with Q8_0 activations; Q4_1 with Q8_1): per block
 /// the exact integer s = Σ q·y of each row, then acc = fma(d·yd, s, acc) and, for Q4_1,
-/// acc = fma(m, sum, acc) with the activation's block sum, blocks in order. No 8-row form: on AVX2
-/// alone these lose to sgemm on the dequantized rows.
+/// acc = fma(m, sum, acc) with the activation's block sum, blocks in order.
 /// `locallm_avx2_rows_q5_0` with two blocks per 512-bit vector (the fifth bits from a mask register):
 /// the same int32 lanes and the same FMA chain per row, so the same bits. Call only when
 /// `locallm_has_avx512_vnni()` is 1 (it uses AVX-512 BW).
@@ -133,6 +132,15 @@ int locallm_avx512_tiles_q5_0(const uint8_t *base, long stride, const locallm_ac
                               float *y, long ystride, long start, long end);
 int locallm_avx512_tiles_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
+/// `locallm_avx512_tiles_q4_0`, `_q5_0` and `_q4_1` with 256-bit vectors (values below 32, so four
+/// `maddubs` sum in int16): the same integers and the same float steps, so the same bits. Call only
+/// when `locallm_has_avx2_fma_f16c()` is 1.
+int locallm_avx2_tiles_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                            float *y, long ystride, long start, long end);
+int locallm_avx2_tiles_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                            float *y, long ystride, long start, long end);
+int locallm_avx2_tiles_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                            float *y, long ystride, long start, long end);
 
 // MARK: - Attention and activations in ggml's float order (see LocalLMKernels' `GGMLOrder`)
 
