@@ -1206,6 +1206,55 @@ TARGET void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out
     }
 }
 
+/// The F16 bits of v (F16C, ties to even: `floatToHalf` for every value this file passes it).
+INLINE uint16_t half_bits(float v) {
+    return (uint16_t)_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(v), _MM_FROUND_TO_NEAREST_INT), 0);
+}
+
+/// 32 values quantized as `Quantize.q8_0Activation`/`q8_1Activation` do: d = amax/127 (amax the
+/// largest magnitude, NaN skipped), id = 127/amax (0 when amax is 0), each q = round-half-even of
+/// x·id clamped to −128…127, NaN (x NaN, or ±inf times id 0) to 0. Writes the 32 bytes at qs and
+/// returns d; `sum` gets Σ q.
+INLINE float quantize32(const float *x, int8_t *qs, int32_t *sum) {
+    const __m256 magic = _mm256_set1_ps(12582912.0f), lo = _mm256_set1_ps(-128.0f), hi = _mm256_set1_ps(127.0f);
+    __m256 v[4];
+    const float amax = absmax32(x, v);
+    const __m256 id = _mm256_set1_ps(amax != 0 ? 127.0f / amax : 0.0f);
+    __m256i q[4];
+    for (int k = 0; k < 4; k++) {
+        __m256 t = _mm256_mul_ps(v[k], id);
+        t = _mm256_andnot_ps(_mm256_cmp_ps(t, t, _CMP_UNORD_Q), t);
+        t = _mm256_min_ps(_mm256_max_ps(t, lo), hi);
+        q[k] = _mm256_cvtps_epi32(_mm256_sub_ps(_mm256_add_ps(t, magic), magic));
+    }
+    const __m256i s = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+    *sum = hsum_int(s);
+    // packs interleave the 128-bit lanes; the permutation restores element order.
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    _mm256_storeu_si256((__m256i *)(void *)qs, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    return amax / 127.0f;
+}
+
+/// `nb` Q8_0 blocks (34 bytes: F16 d, 32 qs) from x, exactly as `Quantize.q8_0Activation` writes them.
+TARGET void locallm_avx2_quantize_q8_0(const float *x, long nb, uint8_t *y) {
+    for (long b = 0; b < nb; b++, x += 32, y += 34) {
+        int32_t sum;
+        const uint16_t d = half_bits(quantize32(x, (int8_t *)(void *)(y + 2), &sum));
+        memcpy(y, &d, 2);
+    }
+}
+
+/// `nb` Q8_1 blocks (36 bytes: F16 d, F16 d·Σq, 32 qs) from x, exactly as `Quantize.q8_1Activation`.
+TARGET void locallm_avx2_quantize_q8_1(const float *x, long nb, uint8_t *y) {
+    for (long b = 0; b < nb; b++, x += 32, y += 36) {
+        int32_t sum;
+        const float df = quantize32(x, (int8_t *)(void *)(y + 4), &sum);
+        const uint16_t d = half_bits(df), s = half_bits(df * (float)sum);
+        memcpy(y, &d, 2);
+        memcpy(y + 2, &s, 2);
+    }
+}
+
 /// `nb` Q8_K blocks (292 bytes: d, 256 qs, 16 int16 bsums) from x, exactly as `Quantize.q8_K` writes
 /// them: the first value of largest magnitude (NaN never is: `vmaxps` keeps the running maximum
 /// when a lane is NaN, as the scalar `a > amax` does), iscale = −127 / it, each q = the nearest
@@ -1785,10 +1834,16 @@ INLINE void b32_tile16_rows_avx2(const b32_tile16 *tiles, long nb, const locallm
         }
     }
     for (int u = 0; u < A; u++) {
-        float lanes[16];
-        _mm256_storeu_ps(lanes, acc[u][0]);
-        _mm256_storeu_ps(lanes + 8, acc[u][1]);
-        memcpy(y + (j + u) * ystride + r0, lanes, sizeof(float) * (size_t)rows);
+        float *out = y + (j + u) * ystride + r0;
+        if (rows == 16) {
+            _mm256_storeu_ps(out, acc[u][0]);
+            _mm256_storeu_ps(out + 8, acc[u][1]);
+        } else {
+            float lanes[16];
+            _mm256_storeu_ps(lanes, acc[u][0]);
+            _mm256_storeu_ps(lanes + 8, acc[u][1]);
+            for (int r = 0; r < rows; r++) out[r] = lanes[r];
+        }
     }
 }
 
@@ -1956,6 +2011,8 @@ void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_ac
 NONE_TILES512(q4_K) NONE_TILES512(q6_K) NONE_TILES512(q8_0) NONE_TILES512(q4_0) NONE_TILES512(q5_0) NONE_TILES512(q4_1)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }
+void locallm_avx2_quantize_q8_0(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
+void locallm_avx2_quantize_q8_1(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 #define NONE_DEQUANTIZE(NAME) \
     void locallm_avx2_dequantize_##NAME(const uint8_t *x, long nb, float *y) { (void)x; (void)nb; (void)y; }
 NONE_DEQUANTIZE(q8_0) NONE_DEQUANTIZE(q4_0) NONE_DEQUANTIZE(q5_0) NONE_DEQUANTIZE(q4_1)

@@ -152,6 +152,11 @@ extension Kernels {
     /// convert as `quantize(type:)`.
     public static func quantizeActivation(type: GGMLType, _ src: UnsafePointer<Float>, count: Int, into dst: UnsafeMutableRawPointer) {
         switch type {
+        case .q8_0 where CPUFeatures.avx2FMAF16C:
+            // The same bytes as the Swift loop below (AVX2KernelsTests); 5% of a Qwen 0.5B prefill.
+            locallm_avx2_quantize_q8_0(src, count / 32, dst.assumingMemoryBound(to: UInt8.self))
+        case .q8_1 where CPUFeatures.avx2FMAF16C:
+            locallm_avx2_quantize_q8_1(src, count / 32, dst.assumingMemoryBound(to: UInt8.self))
         case .q8_0:
             for b in 0..<(count / 32) { Quantize.q8_0Activation(src + 32 * b, dst + 34 * b) }
         case .q8_1:

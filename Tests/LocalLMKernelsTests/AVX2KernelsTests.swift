@@ -127,6 +127,49 @@ struct AVX2KernelsTests {
         }
     }
 
+    /// Q8_0 and Q8_1 activation blocks from the C loops, byte for byte the Swift ones: ties, clamping,
+    /// a zero block, NaN, ±infinity, values whose d is an F16 subnormal or overflows F16.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [GGMLType.q8_0, .q8_1])
+    func q8_0AndQ8_1QuantizationEqualSwift(type: GGMLType) {
+        var values = Self.randomFloats(32 * 12, seed: 37, range: -3...3)
+        for i in stride(from: 0, to: 32, by: 3) { values[i] = Float(i % 7) * 0.5 - 1.5 }
+        for i in 32..<64 { values[i] = 0 }
+        values[64 + 3] = .nan
+        values[96 + 5] = .infinity
+        values[128 + 1] = -.infinity
+        values[128 + 2] = .nan
+        for i in 160..<192 { values[i] *= 1e-6 }
+        for i in 192..<224 { values[i] *= 1e-9 }
+        values[224 + 4] = 1e7
+        values[256 + 8] = -3e38
+        values[288 + 31] = 127
+        values[288 + 30] = -127.5
+        let blocks = values.count / 32, bytes = type == .q8_0 ? 34 : 36
+        var swift = [UInt8](repeating: 0xAA, count: bytes * blocks), c = swift
+        values.withUnsafeBufferPointer { x in
+            swift.withUnsafeMutableBytes { y in
+                for b in 0..<blocks {
+                    if type == .q8_0 {
+                        Quantize.q8_0Activation(x.baseAddress! + 32 * b, y.baseAddress! + bytes * b)
+                    } else {
+                        Quantize.q8_1Activation(x.baseAddress! + 32 * b, y.baseAddress! + bytes * b)
+                    }
+                }
+            }
+            c.withUnsafeMutableBufferPointer {
+                if type == .q8_0 {
+                    locallm_avx2_quantize_q8_0(x.baseAddress!, blocks, $0.baseAddress!)
+                } else {
+                    locallm_avx2_quantize_q8_1(x.baseAddress!, blocks, $0.baseAddress!)
+                }
+            }
+        }
+        for b in 0..<blocks {
+            let range = (bytes * b)..<(bytes * (b + 1))
+            #expect(Array(c[range]) == Array(swift[range]), "\(type) block \(b)")
+        }
+    }
+
     @Test func dispatchCoversTheTypesItClaims() {
         for type in Self.types { #expect(AVX2Rows.function(for: type) != nil, "\(type)") }
         for type in [GGMLType.f32, .f16, .bf16] { #expect(AVX2Rows.function(for: type) == nil, "\(type)") }

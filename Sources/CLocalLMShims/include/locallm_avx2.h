@@ -201,6 +201,10 @@ void locallm_avx2_q8_1_sum_errors(const float *x, long blocks, float *out);
 
 /// `nb` Q8_K blocks of x (256 floats each) into y (292 bytes each), bit for bit as LocalLMKernels'
 /// `Quantize.q8_K` writes them. Call only when `locallm_has_avx2_fma_f16c()` is 1.
+/// `nb` Q8_0 (34-byte) or Q8_1 (36-byte) blocks from x: the bytes `Quantize.q8_0Activation` and
+/// `q8_1Activation` write (NaN and infinity included). Call only when `locallm_has_avx2_fma_f16c()` is 1.
+void locallm_avx2_quantize_q8_0(const float *x, long nb, uint8_t *y);
+void locallm_avx2_quantize_q8_1(const float *x, long nb, uint8_t *y);
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y);
 
 /// x (`nb` blocks of 32 floats) replaced by its Q8_0 quantization dequantized again, bit for bit as
