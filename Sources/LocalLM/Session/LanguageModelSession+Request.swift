@@ -22,11 +22,16 @@ extension LanguageModelSession {
         validate: ((GeneratedContent) throws -> Void)? = nil,
         onProgress: (@Sendable (GeneratedContent) async -> Void)? = nil
     ) async throws -> RequestOutcome {
-        let before = try beginRequest()
+        let responseFormat = schema.map { Transcript.ResponseFormat(schema: $0) }
+        let promptEntry = Transcript.Prompt(segments: prompt.segments, options: options, responseFormat: responseFormat)
+        let begun = try beginRequest(prompt: .prompt(promptEntry))
+        let before = begun.before
+        var transcript = begun.after
         let placement: AgentPlacement
         do {
             placement = try joinCallGraph()
         } catch {
+            setTranscript(before)
             setResponding(false)
             throw error
         }
@@ -35,12 +40,6 @@ extension LanguageModelSession {
         var logger = self.logger
         logger[metadataKey: "request"] = "\(requestID.uuidString.prefix(8))"
         let started = ContinuousClock.now
-
-        var transcript = before
-        let responseFormat = schema.map { Transcript.ResponseFormat(schema: $0) }
-        let promptEntry = Transcript.Prompt(segments: prompt.segments, options: options, responseFormat: responseFormat)
-        transcript.entries.append(.prompt(promptEntry))
-        setTranscript(transcript)
         // The entries this request added, and where the first of them that is left starts: hooks
         // and tools may edit the history, this request's part of it included.
         var added: Set<String> = [promptEntry.id]

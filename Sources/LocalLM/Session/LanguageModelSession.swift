@@ -226,19 +226,26 @@ public final class LanguageModelSession: Sendable, Observable {
         AnyHashable(model.executorConfiguration)
     }
 
-    /// Marks the session busy, or throws `concurrentRequests` if it already is.
-    package func beginRequest() throws -> Transcript {
-        let begun: Transcript? = registrar.withMutation(of: self, keyPath: \.isResponding) {
-            state.withLock { state in
-                guard !state.isResponding else { return nil }
-                state.isResponding = true
-                return state.transcript
+    /// Marks the session busy and appends the request's prompt, in one step (an observer that sees
+    /// the session responding sees its prompt), or throws `concurrentRequests` if it already is busy.
+    /// Returns the transcript before and after the prompt.
+    package func beginRequest(prompt: Transcript.Entry) throws -> (before: Transcript, after: Transcript) {
+        let begun: (Transcript, Transcript)? = registrar.withMutation(of: self, keyPath: \.transcript) {
+            registrar.withMutation(of: self, keyPath: \.isResponding) {
+                state.withLock { state in
+                    guard !state.isResponding else { return nil }
+                    state.isResponding = true
+                    let before = state.transcript
+                    state.transcript.entries.append(prompt)
+                    return (before, state.transcript)
+                }
             }
         }
         guard let begun else {
             throw GenerationError.concurrentRequests(
                 GenerationError.Context(debugDescription: "respond was called while the session was responding to another request"))
         }
+        agentNode.record(begun.1)
         return begun
     }
 }
