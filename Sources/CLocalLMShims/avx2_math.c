@@ -10,6 +10,7 @@
 #pragma clang fp contract(off)
 #endif
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #define TARGET __attribute__((target("avx2,fma,f16c")))
@@ -119,6 +120,58 @@ TARGET void locallm_avx2_exp_shifted(float *row, long count, float shift) {
     long i = 0;
     for (; i + 8 <= count; i += 8) _mm256_storeu_ps(row + i, v_expf(_mm256_sub_ps(_mm256_loadu_ps(row + i), s)));
     for (; i < count; i++) row[i] = expf_lane(row[i] - shift);
+}
+
+/// The runtime's `Attention.softmax` without a soft cap, bit for bit: scores j in [from, to] scaled
+/// (x·scale) and their maximum taken (NaN never is), ggml_v_expf(x − max) through
+/// `locallm_avx2_exp_shifted`, the sum over groups of 8 cache cells (cell first_cell + j is column j;
+/// hidden cells count as 0) each in hsum_float_8's order, the groups added in double; each weight
+/// e · (float)(1 / sum), rounded to F16 when `to_half`; columns outside [from, to] zeroed.
+TARGET void locallm_avx2_softmax_row(float *row, long span, long from, long to, long first_cell, float scale,
+                                     int to_half) {
+    const long count = to - from + 1;
+    const __m256 sv = _mm256_set1_ps(scale);
+    __m256 mv = _mm256_set1_ps(-INFINITY);
+    float m = -INFINITY;
+    long j = from;
+    for (; j + 8 <= to + 1; j += 8) {
+        const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(row + j), sv);
+        _mm256_storeu_ps(row + j, x);
+        mv = _mm256_max_ps(x, mv);
+    }
+    for (; j <= to; j++) {
+        const float x = row[j] * scale;
+        row[j] = x;
+        m = x > m ? x : m;
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, mv);
+    for (int l = 0; l < 8; l++) m = lanes[l] > m ? lanes[l] : m;
+    // The Swift loop keeps the last score equal to the maximum: only a zero's sign can tell.
+    if (m == 0.0f)
+        for (long k = to; k >= from; k--)
+            if (row[k] == 0.0f) {
+                m = row[k];
+                break;
+            }
+    locallm_avx2_exp_shifted(row + from, count, m);
+    double sum = 0;
+    for (long cell = (first_cell + from) / 8 * 8; cell <= first_cell + to; cell += 8) {
+        const long j0 = cell - first_cell;
+        if (j0 >= from && j0 + 7 <= to) {
+            _mm256_storeu_ps(lanes, _mm256_loadu_ps(row + j0));
+        } else {
+            for (int l = 0; l < 8; l++) lanes[l] = (j0 + l >= from && j0 + l <= to) ? row[j0 + l] : 0.0f;
+        }
+        sum += (double)sum8_lanes(lanes);
+    }
+    const float inverse = (float)(1.0 / sum);
+    const __m256 iv = _mm256_set1_ps(inverse);
+    for (long k = 0; k < from; k++) row[k] = 0;
+    for (j = from; j + 8 <= to + 1; j += 8) _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), iv));
+    for (; j <= to; j++) row[j] *= inverse;
+    if (to_half) locallm_f16c_round_to_half(row + from, row + from, count);
+    for (long k = to + 1; k < span; k++) row[k] = 0;
 }
 
 /// One fused multiply-add, a·b + c rounded once.
@@ -339,6 +392,9 @@ float locallm_avx2_dot_vec(const float *x, const float *y, long count) { (void)x
 float locallm_avx2_dot_tiled(const float *x, const float *y, long count) { (void)x; (void)y; (void)count; return 0; }
 float locallm_avx2_dot_f16(const uint16_t *x, const uint16_t *y, long count) { (void)x; (void)y; (void)count; return 0; }
 void locallm_avx2_exp_shifted(float *row, long count, float shift) { (void)row; (void)count; (void)shift; }
+void locallm_avx2_softmax_row(float *row, long span, long from, long to, long first_cell, float scale, int to_half) {
+    (void)row; (void)span; (void)from; (void)to; (void)first_cell; (void)scale; (void)to_half;
+}
 void locallm_avx2_rope(float *head, const float *cos_sin, long dimensions, int neox) {
     (void)head; (void)cos_sin; (void)dimensions; (void)neox;
 }

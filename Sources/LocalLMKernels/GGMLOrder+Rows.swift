@@ -161,6 +161,16 @@ package enum GGMLRows {
         for i in 0..<count { row[i] = GGMLOrder.exp(row[i] - shift) }
     }
 
+    /// The runtime's attention softmax of one row without a soft cap (`Attention.softmax`) through the
+    /// C kernel, bit for bit; false, having done nothing, without AVX2.
+    @inline(__always)
+    package static func softmaxRow(_ row: UnsafeMutablePointer<Float>, span: Int, from: Int, to: Int, firstCell: Int,
+                                   scale: Float, roundToHalf: Bool) -> Bool {
+        guard CPUFeatures.avx2FMAF16C else { return false }
+        locallm_avx2_softmax_row(row, span, from, to, firstCell, scale, roundToHalf ? 1 : 0)
+        return true
+    }
+
     /// out[i] = ``GGMLOrder/silu(_:)``(gate[i]) · up[i] for i < count, count a multiple of 8.
     @inline(__always)
     package static func swiglu(gate: UnsafePointer<Float>, up: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>,

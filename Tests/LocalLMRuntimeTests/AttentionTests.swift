@@ -166,4 +166,40 @@ import Testing
             for i in 0..<dimensions { #expect(c[i].bitPattern == swift[i].bitPattern, "\(dimensions) dims, element \(i)") }
         }
     }
+
+    /// The C softmax (`GGMLRows.softmaxRow`) against the Swift loop, bit for bit: visible ranges that
+    /// start and end inside 8-cell groups, a first cell that is not a multiple of 8, F16 rounding on and
+    /// off, a NaN score, all-equal scores, zeros of both signs as the maximum, infinities.
+    @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: [false, true])
+    func cSoftmaxEqualsTheSwiftLoop(roundToHalf: Bool) {
+        var generator = SplitMix64(seed: roundToHalf ? 5 : 6)
+        let cases: [(span: Int, from: Int, to: Int, firstCell: Int)] = [
+            (1, 0, 0, 0), (9, 0, 8, 3), (40, 5, 33, 11), (64, 0, 63, 0), (37, 12, 12, 0), (100, 3, 97, 7),
+        ]
+        for (index, c) in cases.enumerated() {
+            for variant in 0..<5 {
+                var row = (0..<c.span).map { _ in Float.random(in: -8..<8, using: &generator) }
+                switch variant {
+                case 1: row[c.to] = .nan
+                case 2: for j in c.from...c.to { row[j] = 1.5 }
+                case 3:
+                    for j in c.from...c.to { row[j] = -abs(row[j]) - 1 }
+                    row[c.from] = 0
+                    row[c.to] = -0.0
+                case 4: row[c.from] = .infinity
+                default: break
+                }
+                var swift = row, cRow = row
+                Attention.softmax(&swift, span: c.span, from: c.from, to: c.to, firstCell: c.firstCell, scale: 0.37,
+                                  roundToHalf: roundToHalf, portable: true)
+                let ran = GGMLRows.softmaxRow(&cRow, span: c.span, from: c.from, to: c.to, firstCell: c.firstCell,
+                                              scale: 0.37, roundToHalf: roundToHalf)
+                #expect(ran)
+                for j in 0..<c.span where swift[j].bitPattern != cRow[j].bitPattern {
+                    Issue.record("case \(index) variant \(variant) column \(j): Swift \(swift[j]) vs C \(cRow[j])")
+                    break
+                }
+            }
+        }
+    }
 }

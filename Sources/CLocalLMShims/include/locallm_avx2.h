@@ -178,6 +178,10 @@ float locallm_avx2_dot_tiled(const float *x, const float *y, long count);
 /// row[i] = ggml_v_expf(row[i] − shift) for i < count (`GGMLOrder.exp`, lane by lane).
 void locallm_avx2_exp_shifted(float *row, long count, float shift);
 
+/// One row of attention scores turned into softmax weights (no soft cap), bit for bit as the runtime's
+/// `Attention.softmax` computes them (see the definition). Columns outside [from, to] become 0.
+void locallm_avx2_softmax_row(float *row, long span, long from, long to, long first_cell, float scale, int to_half);
+
 /// RoPE of one head in place, as ggml's rope compiled with contraction: x0·cos − x1·sin as
 /// fma(x0, cos, −(x1·sin)) and x0·sin + x1·cos as fma(x0, sin, x1·cos); pairs (2i, 2i+1), or (i, i +
 /// dimensions/2) when `neox` is 1; `cos_sin` holds (cos, sin) per pair (`TransformerMath.rope`).

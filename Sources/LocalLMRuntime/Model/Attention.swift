@@ -165,9 +165,15 @@ enum Attention {
     /// As ggml_compute_forward_soft_max_f32: the exponentials are ggml_v_expf's (``GGMLOrder/exp(_:)``),
     /// summed in groups of 8 cache cells (cell `firstCell + j` is column j; hidden cells count as 0)
     /// with ``GGMLOrder/sum8(_:)``, the groups in Double; the weights are e · Float(1 / sum).
+    /// Without a soft cap, on AVX2 CPUs, the C kernel computes it (`GGMLRows.softmaxRow`, the same bits;
+    /// `portable` keeps the Swift loop, for the test that compares them).
     @inline(__always)
     static func softmax(_ row: UnsafeMutablePointer<Float>, span: Int, from: Int, to: Int, firstCell: Int = 0,
-                        scale: Float, softcap: Float? = nil, roundToHalf: Bool) {
+                        scale: Float, softcap: Float? = nil, roundToHalf: Bool, portable: Bool = false) {
+        if softcap == nil, !portable,
+           GGMLRows.softmaxRow(row, span: span, from: from, to: to, firstCell: firstCell, scale: scale, roundToHalf: roundToHalf) {
+            return
+        }
         var maxScore = -Float.infinity
         if let softcap {
             let inverse = 1 / softcap
