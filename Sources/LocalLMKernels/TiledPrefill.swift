@@ -6,15 +6,17 @@ import Darwin
 #endif
 import LocalLMGGUF
 
-/// Prompt batches through the interleaved C kernels (`locallm_avx2_tiles_*`): faster than the
-/// decode-exact prefill kernels, not decode's bits.
+/// Prompt batches through the interleaved C kernels (`locallm_avx2_tiles_*`, `locallm_avx512_tiles_*`):
+/// faster than the decode-exact prefill kernels and than sgemm, not decode's bits.
 ///
 /// The decode kernels keep each row's integer sums in eight lanes (ggml's `vec_dot` order) so that a
 /// prompt row is exactly what decode computes for it; that costs one `madd` with the scales per 32
-/// values and activation, and a horizontal sum per row. The interleaved kernels hold eight weight rows
-/// in the lanes of one vector: a sub-block's eight `maddubs` are summed in int16 before one `madd`,
-/// and eight rows' results leave in one store. Each row is then one float chain over its blocks,
-/// defined by ``q4_K(_:_:blocks:)``, the Swift twin the C kernel is tested against (bit for bit).
+/// values and activation, and a horizontal sum per row. The interleaved kernels hold eight or sixteen
+/// weight rows in the lanes of one vector: each multiply instruction takes four values of every row
+/// against one broadcast activation dword, and the rows' results leave in one store. Each row is then
+/// one float chain over its blocks, defined by the Swift twins ``q4_K(_:_:blocks:)``,
+/// ``q6_K(_:_:blocks:)`` and ``block32(_:_:_:blocks:)``, which the C kernels are tested against (bit
+/// for bit).
 package enum TiledPrefill {
     /// One interleaved kernel: the C function and the rows it packs together.
     package struct Kernel: Sendable {
@@ -89,7 +91,7 @@ package enum TiledPrefill {
         case .q8_0: return Int(x.load(fromByteOffset: 2 + i, as: Int8.self))
         case .q4_0: return nibble(2) - 8
         case .q4_1: return nibble(4)
-        default:
+        default:  // Q5_0
             let high = Int((x.load(fromByteOffset: 2 + i / 8, as: UInt8.self) >> UInt8(i % 8)) & 1)
             return (nibble(6) | high << 4) - 16
         }
