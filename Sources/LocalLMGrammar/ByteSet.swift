@@ -68,6 +68,11 @@ public struct ByteSet: Hashable, Sendable {
 
     public var isEmpty: Bool { (w0 | w1 | w2 | w3) == 0 }
 
+    /// Whether every byte of `other` is in this set.
+    func isSuperset(of other: ByteSet) -> Bool {
+        other.w0 & ~w0 | other.w1 & ~w1 | other.w2 & ~w2 | other.w3 & ~w3 == 0
+    }
+
     /// The lowest byte in the set.
     public var first: UInt8? {
         for (k, w) in [w0, w1, w2, w3].enumerated() where w != 0 { return UInt8(k * 64 + w.trailingZeroBitCount) }

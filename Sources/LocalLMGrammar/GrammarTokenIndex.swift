@@ -70,7 +70,7 @@ public final class GrammarTokenIndex: Sendable {
         self.triesNarrowWalks = triesNarrowWalks
         self.narrowWalkNodes = narrowWalkNodes
         self.walksNewNarrowKeysTogether = walksNewNarrowKeysTogether
-        stateWalker = SanitizableMutex(EntryWalker(grammar: grammar))
+        stateWalker = SanitizableMutex(EntryWalker(grammar: grammar, searchesText: false))
     }
 
     /// Cached entries held now (for benchmarks and tests).
@@ -95,6 +95,9 @@ public final class GrammarTokenIndex: Sendable {
 
     /// Subtrees walks have taken whole so far (for tests).
     var skippedSubtrees: Int { walker.withLock { $0.skippedSubtrees } }
+
+    /// Those of them with bytes 0x80 and above (for tests).
+    var skippedTextSubtrees: Int { walker.withLock { $0.skippedTextSubtrees } }
 
     /// Entries filled by a narrow walk so far (for tests).
     var narrowEntries: Int { walker.withLock { $0.narrowEntries } }
@@ -437,8 +440,10 @@ public final class GrammarTokenIndex: Sendable {
             // path that meets the real top again later reads its real bytes.
             startSet = dfa.opaque(row: dfa.fill(startSet, b, &pool))
         }
-        guard let (accepted, uncertain, skipped) = walk(from: startSet, dfa: dfa, pool: &pool, budget: budget) else { return nil }
+        guard let (accepted, uncertain, skipped, skippedText) = walk(from: startSet, dfa: dfa, pool: &pool, budget: budget)
+        else { return nil }
         w.skippedSubtrees += skipped
+        w.skippedTextSubtrees += skippedText
         return MaskEntry(accepted: accepted, uncertain: uncertain, order: tokens.trie.order, tokens: tokens)
     }
 
@@ -509,10 +514,11 @@ public final class GrammarTokenIndex: Sendable {
             }
             start.sort()
             let startSet = w.dfa.intern(start, &pool)
-            guard let (accepted, uncertain, skipped) = walk(from: startSet, dfa: w.dfa, pool: &pool,
+            guard let (accepted, uncertain, skipped, skippedText) = walk(from: startSet, dfa: w.dfa, pool: &pool,
                                                             budget: Self.stateWalkNodes),
                   uncertain.count == 0 else { return nil }
             w.skippedSubtrees += skipped
+            w.skippedTextSubtrees += skippedText
             w.stateWalks += 1
             return MaskEntry(accepted: accepted, uncertain: uncertain, order: tokens.trie.order, tokens: tokens)
         }
@@ -523,7 +529,8 @@ public final class GrammarTokenIndex: Sendable {
     /// subtrees taken whole without walking them (see `StackSetDFA.safeBytes`). Nil when it would
     /// visit more than `budget` nodes.
     private func walk(from startSet: Int32, dfa: StackSetDFA, pool: inout StackPool,
-                      budget: Int = .max) -> (accepted: TokenRanges, uncertain: TokenRanges, skipped: Int)? {
+                      budget: Int = .max)
+        -> (accepted: TokenRanges, uncertain: TokenRanges, skipped: Int, skippedText: Int)? {
         let trie = tokens.trie
         // Ranges of `trie.order`; depth-first order makes neighbours touch, so they merge.
         var accepted = TokenRanges()
@@ -536,7 +543,7 @@ public final class GrammarTokenIndex: Sendable {
         defer { setAt.deallocate(); escapedAt.deallocate() }
         setAt[0] = startSet
         escapedAt[0] = false
-        var skippedSubtrees = 0
+        var skippedSubtrees = 0, skippedText = 0
         var overBudget = false
         let nodeCount = trie.nodeCount
         trie.byte.withUnsafeBufferPointer { byteOf in
@@ -572,6 +579,7 @@ public final class GrammarTokenIndex: Sendable {
                     if sid >= 0, safeSets[Int(sid)].takes(shape: shapeOf[Int(inner)], lowBytes: lowBytesOf[Int(inner)]) {
                         let after = Int(skipOf[i])
                         skippedSubtrees &+= 1
+                        if shapeOf[Int(inner)] & TokenTrie.hasHighByte != 0 { skippedText &+= 1 }
                         accepted.add(tokenStart[i], tokenStart[after])
                         i = after
                         continue
@@ -620,7 +628,7 @@ public final class GrammarTokenIndex: Sendable {
         if overBudget { return nil }
         accepted.finish()
         uncertain.finish()
-        return (accepted, uncertain, skippedSubtrees)
+        return (accepted, uncertain, skippedSubtrees, skippedText)
     }
 }
 
@@ -640,20 +648,26 @@ final class EntryWalker {
     private(set) var dfa: StackSetDFA
     /// Subtrees walks took whole (see `StackSetDFA.safeBytes`), for tests.
     var skippedSubtrees = 0
+    /// Those of them with bytes 0x80 and above (see `SafeBytes.text`), for tests.
+    var skippedTextSubtrees = 0
     /// Entries a narrow walk filled (see `GrammarTokenIndex.narrowEntry`), for tests.
     var narrowEntries = 0
     /// Walks of states' stacks this walker made (see `GrammarTokenIndex.stateEntry`), for tests.
     var stateWalks = 0
 
-    init(grammar: CompiledGrammar) {
+    /// Whether its DFA looks for text its sets keep alive (see `StackSetDFA.searchesText`).
+    let searchesText: Bool
+
+    init(grammar: CompiledGrammar, searchesText: Bool = true) {
         self.grammar = grammar
-        dfa = StackSetDFA(grammar: grammar)
+        self.searchesText = searchesText
+        dfa = StackSetDFA(grammar: grammar, searchesText: searchesText)
     }
 
     func prepare() {
         if pool.count > Self.maxNodes || dfa.setCount > Self.maxSets {
             pool = StackPool()
-            dfa = StackSetDFA(grammar: grammar)
+            dfa = StackSetDFA(grammar: grammar, searchesText: searchesText)
         }
     }
 
@@ -678,6 +692,8 @@ final class StackSetDFA {
     /// Per set: `unanalysed`, `noSafeBytes`, or an index in `safeSets` (see `safeBytes`).
     private(set) var safe: UnsafeMutablePointer<Int32>
     private(set) var safeSets: [SafeBytes] = []
+    /// Sets whose text search (`aliveRegion`) failed, or met one that did.
+    private var textRefuted = Set<Int32>()
     /// Per set: the bytes some member's terminal takes.
     private var takes: [ByteSet] = []
     private var capacity = 16
@@ -695,8 +711,13 @@ final class StackSetDFA {
     /// Fewer safe bytes than this are not kept (nor looked for in a set taking fewer).
     static let minSafeBytes = 16
 
-    init(grammar: CompiledGrammar) {
+    /// Whether `safeBytes` looks for text (`aliveRegion`): not where sets are never met again (walks
+    /// of a matcher's whole stacks), as the search costs more than one walk saves.
+    let searchesText: Bool
+
+    init(grammar: CompiledGrammar, searchesText: Bool = true) {
         self.grammar = grammar
+        self.searchesText = searchesText
         table = .allocate(capacity: capacity * 256)
         safe = .allocate(capacity: capacity)
     }
@@ -831,13 +852,82 @@ final class StackSetDFA {
             break
         }
         guard bytes.count >= Self.minSafeBytes else { return Self.noSafeBytes }
+        // Text: when every string of safe ASCII bytes and well-formed UTF-8 characters stays alive
+        // (string content, a pattern searched inside a string), subtrees of such tokens are taken
+        // whole too. Tried only without a horizon (the sets repeat soon, so the search is small);
+        // one that fails (text that dies, a region too large) marks the sets it met between
+        // characters so that none of them searches again: most of them reach the same end.
+        var text = false
+        if searchesText, bytes.w2 | bytes.w3 == 0, horizon == .max, takes[Int(start)].isSuperset(of: Self.leadBytes),
+           !textRefuted.contains(start) {
+            let (alive, region) = aliveRegion(from: reached, ascii: bytes, &pool)
+            if alive {
+                text = true
+                reached = region
+            } else {
+                textRefuted.formUnion(region)
+            }
+        }
         let id = Int32(safeSets.count)
-        safeSets.append(SafeBytes(bytes: bytes, horizon: horizon))
+        safeSets.append(SafeBytes(bytes: bytes, horizon: horizon, text: text))
         safe[Int(start)] = id
         if horizon == .max {
             for s in reached where safe[Int(s)] <= Self.unanalysed { safe[Int(s)] = id }
         }
         return id
+    }
+
+    /// Pairs of a set and a `UTF8Prefix` state visited at most by `aliveRegion`: string content
+    /// closes within a dozen; a search that has not closed by then costs more than it would save.
+    static let maxAliveRegion = 128
+    /// The bytes that begin a character of two to four bytes.
+    static let leadBytes = ByteSet(range: 0xC2...0xF4)
+
+    /// Whether every string of `ascii` bytes and well-formed UTF-8 characters (the last possibly
+    /// cut off) read from each of `starts` leaves some stack alive after each byte, and the sets
+    /// met between characters. A depth-first search over pairs of a set and a `UTF8Prefix` state:
+    /// each pair's every allowed byte must lead somewhere alive, and the pairs met, closed under
+    /// it, prove the answer for every such string; false too when more than `maxAliveRegion`
+    /// pairs are met (the sets met so far are then returned).
+    func aliveRegion(from starts: Set<Int32>, ascii: ByteSet, _ pool: inout StackPool) -> (alive: Bool, sets: Set<Int32>) {
+        // Per set, the UTF-8 states it was met in (one bit each).
+        var met = [UInt8](repeating: 0, count: setCount)
+        var pairs = 0
+        var work: [(set: Int32, state: Int)] = []
+        func between() -> Set<Int32> {
+            var sets = Set<Int32>()
+            for (s, states) in met.enumerated() where states & 1 != 0 { sets.insert(Int32(s)) }
+            return sets
+        }
+        for s in starts where met[Int(s)] == 0 {
+            met[Int(s)] = 1
+            pairs += 1
+            work.append((s, 0))
+        }
+        while let (s, state) = work.popLast() {
+            var dead = false
+            func visit(_ b: UInt8, _ next: Int) {
+                let t = Int(step(s, b, &pool))
+                if t < 0 {
+                    dead = true
+                    return
+                }
+                if t >= met.count { met.append(contentsOf: repeatElement(0, count: t - met.count + 64)) }
+                if met[t] & 1 << next == 0 {
+                    met[t] |= 1 << next
+                    pairs += 1
+                    work.append((Int32(t), next))
+                }
+            }
+            if state == 0 {
+                ascii.forEachByte { b in if !dead { visit(b, 0) } }
+            }
+            for b in UInt8(state == 0 ? 0xC2 : 0x80)...UInt8(state == 0 ? 0xF4 : 0xBF) where !dead {
+                if let next = UTF8Prefix.next(state, b) { visit(b, next) }
+            }
+            if dead || pairs > Self.maxAliveRegion { return (false, between()) }
+        }
+        return (true, between())
     }
 
     /// Computes and stores the transition of `set` on `byte`.
@@ -871,6 +961,10 @@ final class StackSetDFA {
 struct SafeBytes {
     var bytes: ByteSet
     var horizon: Int32
+    /// Whether well-formed UTF-8 characters are safe too (the horizon then is `Int32.max`): a
+    /// subtree with high bytes is taken whole when its paths are well-formed prefixes
+    /// (`TokenTrie.utf8Prefixes`) — text in any script inside string content.
+    var text = false
 
     /// Whether a subtree of this shape and these low bytes (see `TokenTrie.subtreeShape`) is taken
     /// whole: no deeper than the horizon (a height clamped at `maxHeight` passes only an unbounded
@@ -879,7 +973,8 @@ struct SafeBytes {
     @inline(__always)
     func takes(shape: UInt8, lowBytes: (UInt64, UInt64)) -> Bool {
         Int32(shape & TokenTrie.maxHeight) <= horizon
-            && (shape & TokenTrie.hasHighByte == 0 || bytes.w2 & bytes.w3 == ~0)
+            && (shape & TokenTrie.hasHighByte == 0 || bytes.w2 & bytes.w3 == ~0
+                || text && shape & TokenTrie.utf8Prefixes != 0)
             && lowBytes.0 & ~bytes.w0 | lowBytes.1 & ~bytes.w1 == 0
     }
 }

@@ -81,13 +81,15 @@ struct TokenTrie: Sendable {
     /// of 0–63 and 64–127). A walk that knows every token made of some bytes is accepted from where
     /// it stands takes a subtree whose bytes are among them in one step (see `StackSetDFA.safeBytes`).
     var subtreeLowBytes: [(UInt64, UInt64)] = []
-    /// Per inner node: `hasHighByte` when some edge of its subtree is 0x80 or above, or'ed with the
-    /// bytes of its longest token past its parent (its own edge included), at most `maxHeight`.
-    /// With `inner` and `subtreeLowBytes`, about 5 MB for Qwen2.5's 152k tokens (333k nodes,
-    /// 227k inner).
+    /// Per inner node: `hasHighByte` when some edge of its subtree is 0x80 or above, `utf8Prefixes`
+    /// when besides every path down its subtree (its own edge first) is a well-formed UTF-8 prefix
+    /// read from between characters (see `UTF8Prefix`), or'ed with the bytes of its longest token
+    /// past its parent (its own edge included), at most `maxHeight`. With `inner` and
+    /// `subtreeLowBytes`, about 5 MB for Qwen2.5's 152k tokens (333k nodes, 227k inner).
     var subtreeShape: [UInt8] = []
     static let hasHighByte: UInt8 = 0x80
-    static let maxHeight: UInt8 = 0x7F
+    static let utf8Prefixes: UInt8 = 0x40
+    static let maxHeight: UInt8 = 0x3F
 
     init(tokenBytes: [[UInt8]], excluded: Set<Int>) {
         // Sorted byte strings visit the trie in pre-order: each string adds the nodes past its
@@ -152,8 +154,24 @@ struct TokenTrie: Sendable {
                 height[p] = max(height[p], min(h + 1, Self.maxHeight))
             }
         }
+        // Per node, the UTF-8 states (`UTF8Prefix`, one bit each) from which every path down its
+        // subtree is a well-formed prefix: its byte has a transition, into a state every child
+        // allows. Children come after their parent, so a reverse scan folds each into its parent.
+        var childrenAllow = [UInt8](repeating: 0xFF, count: n)
+        var wellFormed = [Bool](repeating: false, count: Int(innerCount))
+        for i in stride(from: n - 1, through: 1, by: -1) {
+            var allows: UInt8 = 0
+            for state in 0..<UTF8Prefix.stateCount {
+                if let next = UTF8Prefix.next(state, byte[i]), childrenAllow[i] & (1 << next) != 0 { allows |= 1 << state }
+            }
+            if inner[i] >= 0 { wellFormed[Int(inner[i])] = allows & 1 != 0 }
+            childrenAllow[Int(parent[i])] &= allows
+        }
         subtreeLowBytes = bytesUnder.map { ($0.w0, $0.w1) }
-        subtreeShape = zip(bytesUnder, height).map { ($0.w2 | $0.w3 != 0 ? Self.hasHighByte : 0) | $1 }
+        subtreeShape = (0..<Int(innerCount)).map { k in
+            let high = bytesUnder[k].w2 | bytesUnder[k].w3 != 0
+            return (high ? Self.hasHighByte : 0) | (high && wellFormed[k] ? Self.utf8Prefixes : 0) | height[k]
+        }
     }
 
     var nodeCount: Int { byte.count }

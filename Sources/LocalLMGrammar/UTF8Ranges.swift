@@ -116,3 +116,48 @@ enum UTF8Ranges {
         out.append(zip(a, b).map { ByteSet(range: $0...$1) })
     }
 }
+
+/// The automaton of well-formed UTF-8 (Unicode's table 3-7: no overlong forms, no surrogates,
+/// nothing above U+10FFFF), read byte by byte: state 0 between characters, states 1–3 expecting that
+/// many continuation bytes (80–BF), and four states after a lead byte whose next byte is narrower
+/// (E0: A0–BF, ED: 80–9F, F0: 90–BF, F4: 80–8F). A byte string is a *well-formed prefix* when every
+/// byte has a transition: whole characters, the last one possibly cut off. The token trie marks the
+/// subtrees all of whose paths are such prefixes (`TokenTrie.utf8Prefixes`), and a walk takes them
+/// whole from a stack set whose every such string stays alive (`StackSetDFA.safeBytes`).
+enum UTF8Prefix {
+    static let stateCount = 8
+
+    /// The state after `byte` from `state`, or nil when `byte` cannot come there.
+    @inline(__always)
+    static func next(_ state: Int, _ byte: UInt8) -> Int? {
+        switch state {
+        case 0:
+            switch byte {
+            case 0x00...0x7F: return 0
+            case 0xC2...0xDF: return 1
+            case 0xE0: return 4
+            case 0xE1...0xEC, 0xEE...0xEF: return 2
+            case 0xED: return 5
+            case 0xF0: return 6
+            case 0xF1...0xF3: return 3
+            case 0xF4: return 7
+            default: return nil
+            }
+        case 1, 2, 3: return byte & 0xC0 == 0x80 ? state - 1 : nil
+        case 4: return (0xA0...0xBF).contains(byte) ? 1 : nil
+        case 5: return (0x80...0x9F).contains(byte) ? 1 : nil
+        case 6: return (0x90...0xBF).contains(byte) ? 2 : nil
+        default: return (0x80...0x8F).contains(byte) ? 2 : nil
+        }
+    }
+
+    /// Whether `bytes`, read from between characters, is a well-formed prefix.
+    static func isWellFormedPrefix<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+        var state = 0
+        for b in bytes {
+            guard let s = next(state, b) else { return false }
+            state = s
+        }
+        return true
+    }
+}

@@ -145,6 +145,84 @@ import LocalLMTokenizers
         #expect(visiting.skippedSubtrees == 0)
     }
 
+    /// SmolLM2's table with text tokens added beside it: words in several scripts, tokens cut off
+    /// inside a character, and malformed ones (overlong, surrogates, above U+10FFFF, stray
+    /// continuation bytes, a lead byte followed by ASCII) under the same first bytes as well-formed ones.
+    static func textTable() throws -> TokenTable {
+        let shared = try #require(TokenFixtures.smolLM2)
+        let words = ["été", "naïve", "中文", "中国人", "日本語", "😀", "😀😀", "Привет", "мир", "ελληνικά", "€", "a€b",
+                     "\"中\"", "中\"", "中\\", "名字", "ß", "ÿ", "\u{10FFFF}", "\u{FFFD}", "\u{D7FF}", "\u{E000}"]
+        let cutOrMalformed: [[UInt8]] = [
+            [0xE4, 0xB8], [0xE4], [0xE4, 0xB8, 0xAD, 0xE4], [0xF0, 0x9F, 0x98], [0xE4, 0x41], [0xE4, 0xB8, 0x41],
+            [0xE4, 0xB8, 0xAD, 0x80], [0x80], [0xBF, 0x41], [0xC0, 0x80], [0xC1, 0xBF], [0xC3, 0xA9, 0xC3],
+            [0xC3, 0xA9, 0xC3, 0x22], [0xE0, 0x80, 0x80], [0xE0, 0xA0, 0x80], [0xED, 0xA0, 0x80], [0xED, 0x9F, 0xBF],
+            [0xF0, 0x8F, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+            [0xF5, 0x80], [0xFF], [0xF8, 0x88, 0x80, 0x80, 0x80],
+        ]
+        return TokenTable(tokenBytes: shared.tokenBytes + words.map { Array($0.utf8) } + cutOrMalformed,
+                          endOfGeneration: shared.endOfGeneration, special: shared.special)
+    }
+
+    /// Whether `bytes` is a well-formed UTF-8 prefix by Swift's own validation: some completion of
+    /// at most three bytes makes it valid.
+    static func isWellFormedPrefix(_ bytes: [UInt8]) -> Bool {
+        let completions: [[UInt8]] = [[]] + [0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF].flatMap { (c: UInt8) in
+            (0...2).map { [c] + [UInt8](repeating: 0x80, count: $0) }
+        }
+        return completions.contains { String(validating: bytes + $0, as: UTF8.self) != nil }
+    }
+
+    /// The trie marks a subtree with high bytes `utf8Prefixes` exactly when every token under it,
+    /// read from the subtree's own edge, is a well-formed UTF-8 prefix.
+    @Test func trieMarksWellFormedTextSubtrees() throws {
+        let table = try Self.textTable()
+        let trie = table.trie
+        var marked = 0, unmarked = 0
+        for i in 1..<trie.nodeCount where trie.inner[i] >= 0 {
+            let shape = trie.subtreeShape[Int(trie.inner[i])]
+            guard shape & TokenTrie.hasHighByte != 0 else {
+                #expect(shape & TokenTrie.utf8Prefixes == 0)
+                continue
+            }
+            let from = Int(trie.depth[i]) - 1
+            let expected = (trie.tokenStart[i]..<trie.tokenStart[Int(trie.skip[i])]).allSatisfy { k in
+                Self.isWellFormedPrefix(Array(table.tokenBytes[Int(trie.order[Int(k)])][from...]))
+            }
+            #expect((shape & TokenTrie.utf8Prefixes != 0) == expected, "node \(i) at depth \(from + 1)")
+            if expected { marked += 1 } else { unmarked += 1 }
+        }
+        #expect(marked > 50)
+        #expect(unmarked >= 5)
+    }
+
+    /// Where every string of safe ASCII bytes and well-formed UTF-8 characters stays alive (string
+    /// content, a pattern searched inside a string — `[0-9a-f]{24}` changes level for longer than
+    /// `maxHorizon` — a class of everything but one character), walks take subtrees of such text
+    /// whole; where some characters above ASCII are not allowed (a few lead bytes taken, or every
+    /// lead byte but not every character), they do not. Each mask equals the
+    /// one of an index whose walks visit every node, and brute force, over a vocabulary with
+    /// malformed and cut-off tokens beside well-formed ones.
+    @Test(arguments: [
+        (#"{"type":"object","properties":{"note":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},"required":["note","tags"]}"#, true),
+        (#"{"type":"array","items":{"type":"string","pattern":"[0-9a-f]{24}"},"minItems":1}"#, true),
+        ("regex:[^x]*x", true),
+        (#"{"type":"array","items":{"type":"string","pattern":"^[a-zé中 ]*$"},"minItems":2}"#, false),
+        (#"{"type":"array","items":{"type":"string","pattern":"^[^é€]*$"},"minItems":2}"#, false),
+        ("regex:[^中]*x", false),
+    ])
+    func textSubtreesChangeNoMask(_ src: String, takesText: Bool) throws {
+        let table = try Self.textTable()
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, patternsSearch: true)
+        let grammar = src.hasPrefix("regex:") ? try CompiledGrammar(regex: String(src.dropFirst(6)))
+            : try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
+        let skipping = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
+        let visiting = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, skipsSafeSubtrees: false)
+        let compared = Self.compareAlongWalks(skipping, visiting, steps: 60, bruteForceEvery: 6, label: "skipping and visiting")
+        #expect(compared >= 9)
+        #expect((skipping.skippedTextSubtrees > 0) == takesText)
+        #expect(visiting.skippedSubtrees == 0)
+    }
+
     /// Keys with a narrow top (a literal's character, whitespace, a number's digit) take a short walk
     /// before any signature is written; keys whose walk runs longer fall back to sharing and
     /// composing. Every mask equals the one of an index that always shares or composes, and brute
