@@ -133,16 +133,25 @@ import LocalLMTokenizers
         "regex:[a-z]{7}!",
     ])
     func skippedSubtreesChangeNoMask(_ src: String) throws {
-        let table = try Self.ownTable()
+        let (skipping, visiting) = try Self.compareSkippingAndVisiting(src, table: try Self.ownTable(), bruteForceEvery: 10)
+        #expect(skipping.skippedSubtrees > 0)
+        #expect(visiting.skippedSubtrees == 0)
+    }
+
+    /// Indexes of `src` (a schema with patterns searched, or `regex:` and a pattern) whose walks take
+    /// safe subtrees whole and visit every node, compared along walks (and with brute force every
+    /// `bruteForceEvery`-th mask).
+    static func compareSkippingAndVisiting(_ src: String, table: TokenTable, bruteForceEvery: Int) throws
+        -> (skipping: GrammarTokenIndex, visiting: GrammarTokenIndex) {
         let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, patternsSearch: true)
         let grammar = src.hasPrefix("regex:") ? try CompiledGrammar(regex: String(src.dropFirst(6)))
             : try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
         let skipping = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
         let visiting = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, skipsSafeSubtrees: false)
-        let compared = Self.compareAlongWalks(skipping, visiting, steps: 60, bruteForceEvery: 10, label: "skipping and visiting")
+        let compared = compareAlongWalks(skipping, visiting, steps: 60, bruteForceEvery: bruteForceEvery,
+                                         label: "skipping and visiting")
         #expect(compared >= 9)
-        #expect(skipping.skippedSubtrees > 0)
-        #expect(visiting.skippedSubtrees == 0)
+        return (skipping, visiting)
     }
 
     /// SmolLM2's table with text tokens added beside it: words in several scripts, tokens cut off
@@ -211,14 +220,7 @@ import LocalLMTokenizers
         ("regex:[^中]*x", false),
     ])
     func textSubtreesChangeNoMask(_ src: String, takesText: Bool) throws {
-        let table = try Self.textTable()
-        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, patternsSearch: true)
-        let grammar = src.hasPrefix("regex:") ? try CompiledGrammar(regex: String(src.dropFirst(6)))
-            : try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options)
-        let skipping = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
-        let visiting = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, skipsSafeSubtrees: false)
-        let compared = Self.compareAlongWalks(skipping, visiting, steps: 60, bruteForceEvery: 6, label: "skipping and visiting")
-        #expect(compared >= 9)
+        let (skipping, visiting) = try Self.compareSkippingAndVisiting(src, table: try Self.textTable(), bruteForceEvery: 6)
         #expect((skipping.skippedTextSubtrees > 0) == takesText)
         #expect(visiting.skippedSubtrees == 0)
     }
