@@ -655,19 +655,16 @@ final class EntryWalker {
     /// Walks of states' stacks this walker made (see `GrammarTokenIndex.stateEntry`), for tests.
     var stateWalks = 0
 
-    /// Whether its DFA looks for text its sets keep alive (see `StackSetDFA.searchesText`).
-    let searchesText: Bool
-
+    /// `searchesText`: whether its DFA looks for text its sets keep alive (see `StackSetDFA.searchesText`).
     init(grammar: CompiledGrammar, searchesText: Bool = true) {
         self.grammar = grammar
-        self.searchesText = searchesText
         dfa = StackSetDFA(grammar: grammar, searchesText: searchesText)
     }
 
     func prepare() {
         if pool.count > Self.maxNodes || dfa.setCount > Self.maxSets {
             pool = StackPool()
-            dfa = StackSetDFA(grammar: grammar, searchesText: searchesText)
+            dfa = StackSetDFA(grammar: grammar, searchesText: dfa.searchesText)
         }
     }
 

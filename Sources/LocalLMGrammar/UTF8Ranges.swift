@@ -150,14 +150,4 @@ enum UTF8Prefix {
         default: return (0x80...0x8F).contains(byte) ? 2 : nil
         }
     }
-
-    /// Whether `bytes`, read from between characters, is a well-formed prefix.
-    static func isWellFormedPrefix<C: Collection<UInt8>>(_ bytes: C) -> Bool {
-        var state = 0
-        for b in bytes {
-            guard let s = next(state, b) else { return false }
-            state = s
-        }
-        return true
-    }
 }
