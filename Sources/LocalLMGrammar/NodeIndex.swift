@@ -75,6 +75,68 @@ struct NodeIndex {
     }
 }
 
+/// The (position, parent) pairs one closure has visited: open addressing like `NodeIndex`, with a
+/// round number per slot so that starting a new closure clears nothing. A closure visits rule
+/// references and rule ends on its way to terminals; deduplicating them here, rather than by
+/// making each pair a stack node, keeps the pool to the stacks it needs (terminal tops and the
+/// frames below them).
+struct VisitSet {
+    private var keys = [Int64](repeating: 0, count: 64)
+    private var rounds = [UInt32](repeating: 0, count: 64)
+    private var mask = 63
+    private var count = 0
+    private var round: UInt32 = 1
+
+    /// Forgets every pair.
+    mutating func clear() {
+        count = 0
+        round &+= 1
+        if round == 0 {
+            for i in rounds.indices { rounds[i] = 0 }
+            round = 1
+        }
+    }
+
+    @inline(__always)
+    private func slot(_ k: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: k) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    /// Adds `k`; false when it was there already.
+    @inline(__always)
+    mutating func insert(_ k: Int64) -> Bool {
+        var i = slot(k)
+        while rounds[i] == round {
+            if keys[i] == k { return false }
+            i = (i &+ 1) & mask
+        }
+        if (count + 1) * 2 > keys.count {
+            grow()
+            return insert(k)
+        }
+        keys[i] = k
+        rounds[i] = round
+        count += 1
+        return true
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldRounds = rounds, current = round
+        keys = [Int64](repeating: 0, count: oldKeys.count * 2)
+        rounds = [UInt32](repeating: 0, count: oldKeys.count * 2)
+        mask = keys.count - 1
+        count = 0
+        round = 1
+        for (i, k) in oldKeys.enumerated() where oldRounds[i] == current {
+            var j = slot(k)
+            while rounds[j] == round { j = (j &+ 1) & mask }
+            keys[j] = k
+            rounds[j] = round
+            count += 1
+        }
+    }
+}
+
 /// An array used as a dictionary key, hashed once with a cheap multiplicative mix (Swift's
 /// `Hasher` then only sees one word): stack sets and signatures are long, and SipHash over every
 /// element on each lookup showed in profiles of cold masks.

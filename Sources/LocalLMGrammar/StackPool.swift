@@ -20,8 +20,8 @@ struct StackPool {
     private(set) var pos: [Int32] = []
     private(set) var parent: [Int32] = []
     private var index = NodeIndex()
-    private var stamp: [UInt32] = []
-    private var round: UInt32 = 0
+    /// Pairs the current closure has visited.
+    private var visited = VisitSet()
     /// Per node: where its successors start in `succ` (-1: not computed yet). A terminal node's
     /// successors (the closure after its terminal) do not depend on which byte of the terminal's
     /// set was consumed, so they are computed once per node: advancing is then a list merge.
@@ -45,7 +45,7 @@ struct StackPool {
         let k = Self.key(p, q)
         if let id = index[k] { return id }
         let id = Int32(pos.count)
-        pos.append(p); parent.append(q); stamp.append(0)
+        pos.append(p); parent.append(q)
         succStart.append(-1); succEnd.append(-1); succFlags.append(0); resultStamp.append(0)
         index.insert(k, id)
         return id
@@ -68,20 +68,15 @@ struct StackPool {
         for i in count..<pos.count { index.remove(Self.key(pos[i], parent[i])) }
         pos.removeSubrange(count...)
         parent.removeSubrange(count...)
-        stamp.removeSubrange(count...)
         succStart.removeSubrange(count...)
         succEnd.removeSubrange(count...)
         succFlags.removeSubrange(count...)
         resultStamp.removeSubrange(count...)
     }
 
-    /// Starts a new deduplication round (one per consumed byte).
+    /// Starts a new deduplication round (one per closure).
     private mutating func nextRound() {
-        round &+= 1
-        if round == 0 {
-            for i in stamp.indices { stamp[i] = 0 }
-            round = 1
-        }
+        visited.clear()
     }
 
     /// Expands (position p on top of parent q) until every stack has a terminal on top, appending
@@ -90,12 +85,10 @@ struct StackPool {
     private mutating func closure(_ g: CompiledGrammar, _ p0: Int32, _ q0: Int32, _ flags: inout Flags) {
         work.append((p0, q0))
         while let (p, q) = work.popLast() {
-            let id = node(p, q)
-            if stamp[Int(id)] == round { continue }
-            stamp[Int(id)] = round
+            guard visited.insert(Self.key(p, q)) else { continue }
             switch g.kinds[Int(p)] {
             case .terminal:
-                sets.append(id)
+                sets.append(node(p, q))
             case .rule:
                 let ret: Int32 = g.kinds[Int(p) + 1] == .end ? q : node(p + 1, q)
                 for start in g.ruleStarts[Int(g.ruleRefs[Int(p)])] { work.append((start, ret)) }

@@ -37,4 +37,24 @@ import Testing
         #expect(index.count == reference.count)
         for (k, v) in reference { #expect(index[k] == v) }
     }
+
+    /// The closure's visited set agrees with `Set` across many closures (cleared between them),
+    /// growing inside one, with colliding keys (root and bottom parents included).
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func visitSetAgreesWithSet(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var visited = VisitSet()
+        var reference = Set<Int64>()
+        for _ in 0..<300 {
+            visited.clear()
+            reference.removeAll()
+            // Mostly small closures, some far larger than the table so far.
+            let steps = rng.next() % 8 == 0 ? 3_000 : Int(rng.next() % 200)
+            for _ in 0..<steps {
+                let q = Int64(rng.next() % 70) - 2
+                let k = Int64(rng.next() % 200) << 32 | Int64(UInt32(bitPattern: Int32(q)))
+                #expect(visited.insert(k) == reference.insert(k).inserted)
+            }
+        }
+    }
 }
