@@ -664,7 +664,9 @@ final class EntryWalker {
     func prepare() {
         if pool.count > Self.maxNodes || dfa.setCount > Self.maxSets {
             pool = StackPool()
-            dfa = StackSetDFA(grammar: grammar, searchesText: dfa.searchesText)
+            // As large as the last one from the start: a walker that filled one DFA fills the next,
+            // and growing copies every row again at each doubling.
+            dfa = StackSetDFA(grammar: grammar, searchesText: dfa.searchesText, capacity: dfa.capacity)
         }
     }
 
@@ -693,7 +695,8 @@ final class StackSetDFA {
     private var textRefuted = Set<Int32>()
     /// Per set: the bytes some member's terminal takes.
     private var takes: [ByteSet] = []
-    private var capacity = 16
+    /// Sets the table has room for (a power of two).
+    private(set) var capacity: Int
     static let unanalysed: Int32 = -2
     static let noSafeBytes: Int32 = -1
     /// Sets reached after some number of safe bytes: at most this many (else none is kept).
@@ -712,11 +715,20 @@ final class StackSetDFA {
     /// of a matcher's whole stacks), as the search costs more than one walk saves.
     let searchesText: Bool
 
-    init(grammar: CompiledGrammar, searchesText: Bool = true) {
+    /// `capacity`: sets to make room for at first (rounded up to a power of two, at least 16).
+    init(grammar: CompiledGrammar, searchesText: Bool = true, capacity: Int = 16) {
         self.grammar = grammar
         self.searchesText = searchesText
-        table = .allocate(capacity: capacity * 256)
-        safe = .allocate(capacity: capacity)
+        var room = 16
+        while room < min(capacity, 1 << 16) { room *= 2 }
+        self.capacity = room
+        if room > 16 {
+            index.reserveCapacity(room)
+            members.reserveCapacity(room)
+            takes.reserveCapacity(room)
+        }
+        table = .allocate(capacity: room * 256)
+        safe = .allocate(capacity: room)
     }
 
     deinit {

@@ -57,4 +57,36 @@ import Testing
             }
         }
     }
+
+    /// A stack-set DFA made with room for thousands of sets from the start (as a walker's DFA is
+    /// remade after it filled one) computes the same transitions, set for set, as one that grows
+    /// from the default size, over more sets than several doublings hold.
+    @Test func dfaMadeLargeMatchesOneThatGrows() throws {
+        let grammar = try CompiledGrammar(jsonSchema: #"{"type":"array","items":{"type":"object"}}"#)
+        var pool = StackPool()
+        let (r, _) = pool.start(grammar)
+        let start = Array(pool.sets[r]).sorted()
+        let growing = StackSetDFA(grammar: grammar)
+        let large = StackSetDFA(grammar: grammar, capacity: 3_000)
+        #expect(growing.capacity == 16)
+        #expect(large.capacity == 4_096)
+        #expect(growing.intern(start, &pool) == large.intern(start, &pool))
+        // Breadth first over sets and bytes: JSON nests without end, so the sets keep coming.
+        var frontier: [Int32] = [0], head = 0, compared = 0
+        while head < frontier.count, growing.setCount < 2_500 {
+            let set = frontier[head]
+            head += 1
+            for b in 0...255 {
+                let v = growing.fill(set, UInt8(b), &pool)
+                #expect(large.fill(set, UInt8(b), &pool) == v)
+                compared += 1
+                let next = (v >> 2) - 1
+                if next >= Int32(frontier.count) { frontier.append(next) }
+            }
+        }
+        #expect(growing.setCount == large.setCount)
+        #expect(growing.setCount > 1_000)
+        #expect(growing.capacity > 1_000)
+        #expect(compared > 100_000)
+    }
 }
