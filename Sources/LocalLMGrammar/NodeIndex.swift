@@ -15,10 +15,14 @@ struct NodeIndex {
         mask = 63
     }
 
+    /// A key's home slot (a multiplicative hash of the whole key).
     @inline(__always)
-    private func slot(_ k: Int64) -> Int {
+    static func slot(_ k: Int64, mask: Int) -> Int {
         Int(truncatingIfNeeded: (UInt64(bitPattern: k) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
     }
+
+    @inline(__always)
+    private func slot(_ k: Int64) -> Int { Self.slot(k, mask: mask) }
 
     subscript(_ k: Int64) -> Int32? {
         var i = slot(k)
@@ -98,9 +102,7 @@ struct VisitSet {
     }
 
     @inline(__always)
-    private func slot(_ k: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: k) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
-    }
+    private func slot(_ k: Int64) -> Int { NodeIndex.slot(k, mask: mask) }
 
     /// Adds `k`; false when it was there already.
     @inline(__always)

@@ -20,7 +20,8 @@ struct StackPool {
     private(set) var pos: [Int32] = []
     private(set) var parent: [Int32] = []
     private var index = NodeIndex()
-    /// Pairs the current closure has visited.
+    /// Pairs the current closure has visited (cleared before each closure, and once before all of
+    /// the start's alternatives).
     private var visited = VisitSet()
     /// Per node: where its successors start in `succ` (-1: not computed yet). A terminal node's
     /// successors (the closure after its terminal) do not depend on which byte of the terminal's
@@ -74,11 +75,6 @@ struct StackPool {
         resultStamp.removeSubrange(count...)
     }
 
-    /// Starts a new deduplication round (one per closure).
-    private mutating func nextRound() {
-        visited.clear()
-    }
-
     /// Expands (position p on top of parent q) until every stack has a terminal on top, appending
     /// those stacks to `sets`. Rule references push their alternatives (a reference in tail
     /// position reuses the parent: no frame, so right recursion does not grow stacks); rule ends pop.
@@ -106,7 +102,7 @@ struct StackPool {
 
     /// Appends the closure of the grammar's start (every root alternative) to `sets`.
     mutating func start(_ g: CompiledGrammar) -> (Range<Int>, Flags) {
-        nextRound()
+        visited.clear()
         var flags = Flags()
         let begin = sets.count
         for s in g.ruleStarts[Int(g.root)] { closure(g, s, Self.root, &flags) }
@@ -115,7 +111,7 @@ struct StackPool {
 
     /// Appends the closure of an arbitrary (position, parent) pair to `sets`.
     mutating func expand(_ g: CompiledGrammar, position p: Int32, parent q: Int32) -> (Range<Int>, Flags) {
-        nextRound()
+        visited.clear()
         var flags = Flags()
         let begin = sets.count
         closure(g, p, q, &flags)
@@ -151,7 +147,7 @@ struct StackPool {
 
     /// Computes the successors of terminal node `n` (the closure after its terminal).
     private mutating func memoize(_ g: CompiledGrammar, _ n: Int) {
-        nextRound()
+        visited.clear()
         var flags = Flags()
         let mark = sets.count
         closure(g, pos[n] + 1, parent[n], &flags)
