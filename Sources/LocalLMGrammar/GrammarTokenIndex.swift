@@ -478,8 +478,12 @@ public final class GrammarTokenIndex: Sendable {
     }
 
     /// A state with at least this many narrow keys not cached yet takes their part of its mask from
-    /// one walk of their stacks together (see `stateEntry`).
-    static let minUncachedKeysForStateWalk = 8
+    /// one walk of their stacks together (see `stateEntry`). Two: walks of single keys fill
+    /// entries another state may reuse, but states whose few narrow keys are new (a member name's
+    /// first character beside a handful of listed names) are the commonest slow masks, and one
+    /// walk crossing their shared trie nodes costs less than one walk per key (full MaskBench:
+    /// threshold 2, 3, 8 gave TBM p99 331, 338, 350 µs).
+    static let minUncachedKeysForStateWalk = 2
     /// Trie nodes such a walk may visit before the keys go back to their own entries.
     static let stateWalkNodes = 16_384
 
@@ -683,8 +687,8 @@ final class EntryWalker {
 /// keeps returning to the same few sets, so most trie nodes cost one table read.
 final class StackSetDFA {
     let grammar: CompiledGrammar
-    private var members: [[Int32]] = []
-    private var index: [HashedWords<Int32>: Int32] = [:]
+    /// The sets met, interned.
+    private var sets: SetIndex
     /// Per set, 256 entries: -1 not computed yet, else (next set + 1) << 2 | escaped << 1 | accepting
     /// (0: no stack takes the byte).
     private(set) var table: UnsafeMutablePointer<Int32>
@@ -722,11 +726,8 @@ final class StackSetDFA {
         var room = 16
         while room < min(capacity, 1 << 16) { room *= 2 }
         self.capacity = room
-        if room > 16 {
-            index.reserveCapacity(room)
-            members.reserveCapacity(room)
-            takes.reserveCapacity(room)
-        }
+        sets = SetIndex(capacity: room)
+        if room > 16 { takes.reserveCapacity(room) }
         table = .allocate(capacity: room * 256)
         safe = .allocate(capacity: room)
     }
@@ -736,28 +737,30 @@ final class StackSetDFA {
         safe.deallocate()
     }
 
-    var setCount: Int { members.count }
+    var setCount: Int { sets.count }
 
     func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
-        let hashed = HashedWords(m)
-        if let id = index[hashed] { return id }
-        let id = Int32(members.count)
+        m.withUnsafeBufferPointer { intern($0, positions: pool.pos) }
+    }
+
+    /// The id of the set `m` (sorted stack nodes, whose positions are `positions`), made when new.
+    private func intern(_ m: UnsafeBufferPointer<Int32>, positions: [Int32]) -> Int32 {
+        let hash = SetIndex.hash(m)
+        if let id = sets.find(m, hash: hash) { return id }
         grow()
         // A byte no member's terminal takes is dead without computing anything (most bytes, for
         // most sets: a walk tries every child byte of every live trie node).
         var next = ByteSet()
-        for n in m { next.formUnion(grammar.terminals[Int(pool.pos[Int(n)])]) }
-        let row = table + members.count * 256
+        for n in m { next.formUnion(grammar.terminals[Int(positions[Int(n)])]) }
+        let row = table + sets.count * 256
         Self.spread(next.w0, into: row)
         Self.spread(next.w1, into: row + 64)
         Self.spread(next.w2, into: row + 128)
         Self.spread(next.w3, into: row + 192)
         // A set taking few bytes has few tokens to take whole.
-        safe[members.count] = next.count < Self.minSafeBytes ? Self.noSafeBytes : Self.unanalysed - Self.visitsBeforeAnalysis
+        safe[sets.count] = next.count < Self.minSafeBytes ? Self.noSafeBytes : Self.unanalysed - Self.visitsBeforeAnalysis
         takes.append(next)
-        members.append(m)
-        index[hashed] = id
-        return id
+        return sets.append(m, hash: hash)
     }
 
     /// Writes −1 (not computed yet) where `word` has a bit and 0 (dead) elsewhere, for 64 bytes:
@@ -769,17 +772,16 @@ final class StackSetDFA {
 
     /// A set with no members whose transition on every byte is `row` (an encoded table value).
     func opaque(row: Int32) -> Int32 {
-        let id = Int32(members.count)
         grow()
-        (table + members.count * 256).initialize(repeating: row, count: 256)
-        safe[members.count] = Self.unanalysed - Self.visitsBeforeAnalysis
+        (table + sets.count * 256).initialize(repeating: row, count: 256)
+        safe[sets.count] = Self.unanalysed - Self.visitsBeforeAnalysis
         takes.append(row == 0 ? ByteSet() : .all)
-        members.append([])
-        return id
+        // Never found by `intern` (no stack set is empty).
+        return sets.append(UnsafeBufferPointer(start: nil, count: 0), hash: 0)
     }
 
     private func grow() {
-        guard members.count == capacity else { return }
+        guard sets.count == capacity else { return }
         let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2 * 256)
         bigger.moveInitialize(from: table, count: capacity * 256)
         table.deallocate()
@@ -941,22 +943,29 @@ final class StackSetDFA {
 
     /// Computes and stores the transition of `set` on `byte`.
     func fill(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> Int32 {
-        let m = members[Int(set)]
-        // Into the pool's scratch storage (keeping its capacity), not sharing `m`'s buffer, which
-        // appending would copy.
+        // The members into the pool's scratch storage (keeping its capacity), the next set after
+        // them, sorted in place and looked up there.
+        let members = sets.range(set)
         pool.sets.removeAll(keepingCapacity: true)
-        pool.sets.append(contentsOf: m)
-        let (r, flags) = pool.advance(grammar, 0..<m.count, byte)
-        var next = Array(pool.sets[r])
-        next.sort()
-        let id: Int32 = next.isEmpty ? -1 : intern(next, &pool)
+        sets.words.withUnsafeBufferPointer { pool.sets.append(contentsOf: UnsafeBufferPointer(rebasing: $0[members])) }
+        let (r, flags) = pool.advance(grammar, 0..<members.count, byte)
+        let id: Int32
+        if r.isEmpty {
+            id = -1
+        } else {
+            pool.sets.withUnsafeMutableBufferPointer {
+                var next = UnsafeMutableBufferPointer(rebasing: $0[r])
+                next.sort()
+            }
+            id = pool.sets.withUnsafeBufferPointer { intern(UnsafeBufferPointer(rebasing: $0[r]), positions: pool.pos) }
+        }
         let v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
         // Which members take a byte decides where it goes (what follows a terminal does not
         // depend on which of its bytes was read), so every byte that the same members take goes
         // to the same place: string content fills its row in a few calls, not one per byte.
         var same = ByteSet.all
-        for n in m {
-            let t = grammar.terminals[Int(pool.pos[Int(n)])]
+        for k in 0..<members.count {
+            let t = grammar.terminals[Int(pool.pos[Int(pool.sets[k])])]
             same.formIntersection(t, complemented: !t.contains(byte))
         }
         let row = table + Int(set) * 256

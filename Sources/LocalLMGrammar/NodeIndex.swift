@@ -159,3 +159,86 @@ struct HashedWords<Element: FixedWidthInteger & Sendable>: Hashable, Sendable {
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     static func == (a: Self, b: Self) -> Bool { a.hash == b.hash && a.words == b.words }
 }
+
+/// Stack sets interned to dense ids: every set's members one after another in one flat array,
+/// and an open-addressing table of ids by a multiplicative hash of the members. A lookup hashes
+/// the candidate once and compares it in place, with no array, `Hasher` or dictionary per set —
+/// a DFA's every transition computed looks its set up here.
+struct SetIndex {
+    /// Set s holds `words[starts[s]..<starts[s + 1]]`.
+    private(set) var words: [Int32] = []
+    private(set) var starts: [Int32] = [0]
+    private var hashes: [UInt64] = []
+    /// Set ids (−1: empty).
+    private var slots: [Int32]
+    private var mask: Int
+
+    /// `capacity`: sets to make room for at first.
+    init(capacity: Int = 16) {
+        var room = 32
+        while room < 2 * capacity { room *= 2 }
+        slots = [Int32](repeating: -1, count: room)
+        mask = room - 1
+        hashes.reserveCapacity(capacity)
+        starts.reserveCapacity(capacity + 1)
+    }
+
+    var count: Int { hashes.count }
+
+    /// Where set `s`'s members lie in `words`.
+    @inline(__always)
+    func range(_ s: Int32) -> Range<Int> { Int(starts[Int(s)])..<Int(starts[Int(s) + 1]) }
+
+    /// `HashedWords`'s mix, over a buffer.
+    static func hash(_ m: UnsafeBufferPointer<Int32>) -> UInt64 {
+        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(m.count)
+        for w in m {
+            h = (h ^ UInt64(truncatingIfNeeded: w)) &* 0x9E37_79B9_7F4A_7C15
+            h ^= h >> 29
+        }
+        return h
+    }
+
+    /// The id of the set with members `m`, whose hash is `hash`; nil when not interned.
+    func find(_ m: UnsafeBufferPointer<Int32>, hash: UInt64) -> Int32? {
+        var i = Int(truncatingIfNeeded: hash >> 32) & mask
+        return words.withUnsafeBufferPointer { flat in
+            while true {
+                let s = slots[i]
+                if s < 0 { return nil }
+                if hashes[Int(s)] == hash {
+                    let lo = Int(starts[Int(s)]), hi = Int(starts[Int(s) + 1])
+                    if hi - lo == m.count {
+                        var k = 0
+                        while k < m.count && flat[lo + k] == m[k] { k += 1 }
+                        if k == m.count { return s }
+                    }
+                }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
+    /// Adds the set `m` (not interned yet; `hash` its hash) and returns its id.
+    mutating func append(_ m: UnsafeBufferPointer<Int32>, hash: UInt64) -> Int32 {
+        let id = Int32(hashes.count)
+        if 2 * (hashes.count + 1) > slots.count { grow() }
+        words.append(contentsOf: m)
+        starts.append(Int32(words.count))
+        hashes.append(hash)
+        place(id)
+        return id
+    }
+
+    private mutating func place(_ id: Int32) {
+        var i = Int(truncatingIfNeeded: hashes[Int(id)] >> 32) & mask
+        while slots[i] >= 0 { i = (i + 1) & mask }
+        slots[i] = id
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: 2 * slots.count)
+        mask = slots.count - 1
+        for id in 0..<Int32(hashes.count) { place(id) }
+    }
+}

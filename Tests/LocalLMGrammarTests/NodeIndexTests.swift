@@ -58,6 +58,34 @@ import Testing
         }
     }
 
+    /// The DFA's set index agrees with `Dictionary` over random sets (many of one length, sharing
+    /// prefixes, the empty set among them), across growth, with its own hash and with a hash of
+    /// four values (so most lookups meet other sets with the same hash and must compare members).
+    @Test(arguments: [(1, false), (2, false), (3, true), (4, true)] as [(UInt64, Bool)])
+    func setIndexAgreesWithDictionary(seed: UInt64, fewHashes: Bool) {
+        var rng = SplitMix64(seed: seed)
+        var index = SetIndex()
+        var reference: [[Int32]: Int32] = [:]
+        for _ in 0..<6_000 {
+            let count = Int(rng.next() % 6)
+            var m: [Int32] = []
+            for _ in 0..<count { m.append(Int32(rng.next() % 5) + (m.last ?? -1) + 1) }
+            m.withUnsafeBufferPointer { buf in
+                let hash = fewHashes ? SetIndex.hash(buf) % 4 : SetIndex.hash(buf)
+                let found = index.find(buf, hash: hash)
+                #expect(found == reference[m])
+                if found == nil {
+                    let id = index.append(buf, hash: hash)
+                    #expect(Int(id) == reference.count)
+                    reference[m] = id
+                }
+            }
+        }
+        #expect(index.count == reference.count)
+        #expect(reference.count > 1_000)
+        for (m, id) in reference { #expect(Array(index.words[index.range(id)]) == m) }
+    }
+
     /// A stack-set DFA made with room for thousands of sets from the start (as a walker's DFA is
     /// remade after it filled one) computes the same transitions, set for set, as one that grows
     /// from the default size, over more sets than several doublings hold.

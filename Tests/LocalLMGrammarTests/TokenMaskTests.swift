@@ -237,9 +237,12 @@ import LocalLMTokenizers
     func narrowWalksChangeNoMask(_ src: String) throws {
         let table = try Self.ownTable()
         let grammar = try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: JSONSchemaOptions(whitespace: .flexible))
-        let narrow = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false)
-        let sharing = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, triesNarrowWalks: false)
-        let cut = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, narrowWalkNodes: 24)
+        // Keys walked one by one (not together with the state's other new narrow keys).
+        let narrow = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, walksNewNarrowKeysTogether: false)
+        let sharing = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, triesNarrowWalks: false,
+                                        walksNewNarrowKeysTogether: false)
+        let cut = GrammarTokenIndex(grammar: grammar, tokens: table, storesStateMasks: false, narrowWalkNodes: 24,
+                                    walksNewNarrowKeysTogether: false)
         let compared = Self.compareAlongWalks(narrow, sharing, steps: 60, bruteForceEvery: 10, label: "narrow and sharing")
             + Self.compareAlongWalks(cut, sharing, steps: 60, bruteForceEvery: nil, label: "cut and sharing")
         #expect(compared >= 18)
@@ -248,14 +251,15 @@ import LocalLMTokenizers
         #expect(cut.narrowEntries < narrow.narrowEntries)
     }
 
-    /// States with many narrow keys not cached yet (after a value among many optional members;
-    /// inside a member name beside many listed names, some sharing prefixes; beside open members
-    /// whose keys stay wide) take those keys' part of the mask from one walk of their stacks
-    /// together. Every mask equals the one of an index that fills every key's entry, and brute
-    /// force.
+    /// States with two or more narrow keys not cached yet (after a value among many optional
+    /// members; inside a member name beside many listed names, some sharing prefixes, or beside a
+    /// few; beside open members whose keys stay wide) take those keys' part of the mask from one
+    /// walk of their stacks together. Every mask equals the one of an index that fills every key's
+    /// entry, and brute force.
     @Test(arguments: [
         #"{"type":"object","properties":{"alpha":{"type":"integer"},"beta":{"type":"boolean"},"gamma":{"type":"string"},"delta":{"type":"number"},"epsilon":{"type":"null"},"zeta":{"type":"integer"},"eta":{"type":"boolean"},"theta":{"type":"string","maxLength":4},"iota":{"type":"integer"},"kappa":{"enum":["a","b"]}}}"#,
         #"{"type":"object","properties":{"name":{"type":"string"},"names":{"type":"integer"},"nameless":{"type":"boolean"},"node":{"type":"integer"},"notes":{"type":"string"},"number":{"type":"number"},"nested":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}},"next":{"type":"null"},"nil":{"type":"boolean"}},"additionalProperties":{"type":"integer"}}"#,
+        #"{"type":"object","properties":{"id":{"type":"integer"},"idx":{"type":"string"},"ok":{"type":"boolean"}},"additionalProperties":{"type":"integer"}}"#,
         #"{"type":"array","items":{"type":"object","properties":{"a1":{"type":"integer"},"a2":{"type":"integer"},"a3":{"type":"integer"},"a4":{"type":"integer"},"a5":{"type":"integer"},"a6":{"type":"integer"},"a7":{"type":"integer"},"a8":{"type":"integer"},"a9":{"type":"integer"}},"required":["a5"]}}"#,
     ])
     func stateWalksChangeNoMask(_ src: String) throws {
