@@ -14,6 +14,10 @@ public final class CompiledGrammar: Sendable {
     let terminals: [ByteSet]
     /// Per rule: the first position of each alternative.
     let ruleStarts: [[Int32]]
+    /// `ruleStarts` flattened for closures (no inner array to retain per rule reference): rule r's
+    /// alternatives start at `startList[startOffsets[r]..<startOffsets[r + 1]]`.
+    let startList: [Int32]
+    let startOffsets: [Int32]
     let ruleNames: [String]
     let root: Int32
     /// Return positions (after the character) of length-bounded string content, with the position
@@ -88,6 +92,10 @@ public final class CompiledGrammar: Sendable {
         self.ruleRefs = refs
         self.terminals = terms
         self.ruleStarts = starts
+        startList = starts.flatMap { $0 }
+        var offsets: [Int32] = [0]
+        for alternatives in starts { offsets.append(offsets[offsets.count - 1] + Int32(alternatives.count)) }
+        startOffsets = offsets
         self.ruleNames = grammar.rules.map(\.name)
         self.root = Int32(grammar.root)
         self.grammar = grammar

@@ -3,15 +3,18 @@
 /// closure visits, so this is on the hot path of every cold mask; Swift's `Dictionary` hashes
 /// each key with SipHash, several times slower for one 64-bit key.
 struct NodeIndex {
-    private var keys: [Int64]
-    private var values: [Int32]
+    /// A key and its value side by side: a lookup in a large index costs one cache miss, not two.
+    private struct Slot {
+        var key: Int64
+        var value: Int32
+    }
+    private var slots: [Slot]
     private var mask: Int
     private(set) var count = 0
     private static let empty = Int64.min
 
     init() {
-        keys = [Int64](repeating: Self.empty, count: 64)
-        values = [Int32](repeating: 0, count: 64)
+        slots = [Slot](repeating: Slot(key: Self.empty, value: 0), count: 64)
         mask = 63
     }
 
@@ -27,8 +30,8 @@ struct NodeIndex {
     subscript(_ k: Int64) -> Int32? {
         var i = slot(k)
         while true {
-            let kk = keys[i]
-            if kk == k { return values[i] }
+            let kk = slots[i].key
+            if kk == k { return slots[i].value }
             if kk == Self.empty { return nil }
             i = (i &+ 1) & mask
         }
@@ -36,46 +39,46 @@ struct NodeIndex {
 
     /// Inserts a key that is not present.
     mutating func insert(_ k: Int64, _ v: Int32) {
-        if (count + 1) * 2 > keys.count { grow() }
+        if (count + 1) * 2 > slots.count { grow() }
         var i = slot(k)
-        while keys[i] != Self.empty { i = (i &+ 1) & mask }
-        keys[i] = k
-        values[i] = v
+        while slots[i].key != Self.empty { i = (i &+ 1) & mask }
+        slots[i] = Slot(key: k, value: v)
         count += 1
     }
 
     /// Removes `k` if present (backward-shift deletion keeps every probe run unbroken).
     mutating func remove(_ k: Int64) {
         var i = slot(k)
-        while keys[i] != k {
-            if keys[i] == Self.empty { return }
+        while slots[i].key != k {
+            if slots[i].key == Self.empty { return }
             i = (i &+ 1) & mask
         }
         var j = i
         while true {
             j = (j &+ 1) & mask
-            let kj = keys[j]
+            let kj = slots[j].key
             if kj == Self.empty { break }
             let home = slot(kj)
             // Move kj back into the hole at i unless its home lies cyclically in (i, j].
             let inRange = i <= j ? (home > i && home <= j) : (home > i || home <= j)
             if !inRange {
-                keys[i] = kj
-                values[i] = values[j]
+                slots[i] = slots[j]
                 i = j
             }
         }
-        keys[i] = Self.empty
+        slots[i].key = Self.empty
         count -= 1
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        keys = [Int64](repeating: Self.empty, count: oldKeys.count * 2)
-        values = [Int32](repeating: 0, count: oldKeys.count * 2)
-        mask = keys.count - 1
-        count = 0
-        for (i, k) in oldKeys.enumerated() where k != Self.empty { insert(k, oldValues[i]) }
+        let old = slots
+        slots = [Slot](repeating: Slot(key: Self.empty, value: 0), count: old.count * 2)
+        mask = slots.count - 1
+        for s in old where s.key != Self.empty {
+            var i = slot(s.key)
+            while slots[i].key != Self.empty { i = (i &+ 1) & mask }
+            slots[i] = s
+        }
     }
 }
 

@@ -87,7 +87,8 @@ struct StackPool {
                 sets.append(node(p, q))
             case .rule:
                 let ret: Int32 = g.kinds[Int(p) + 1] == .end ? q : node(p + 1, q)
-                for start in g.ruleStarts[Int(g.ruleRefs[Int(p)])] { work.append((start, ret)) }
+                let r = Int(g.ruleRefs[Int(p)])
+                for k in Int(g.startOffsets[r])..<Int(g.startOffsets[r + 1]) { work.append((g.startList[k], ret)) }
             case .end:
                 if q == Self.root {
                     flags.accepting = true
