@@ -151,12 +151,17 @@ struct HashedWords<Element: FixedWidthInteger & Sendable>: Hashable, Sendable {
 
     init(_ words: [Element]) {
         self.words = words
+        hash = Self.mix(words)
+    }
+
+    /// The hash of `words`: each word xored in, multiplied and folded.
+    static func mix(_ words: some Collection<Element>) -> UInt64 {
         var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(words.count)
         for w in words {
             h = (h ^ UInt64(truncatingIfNeeded: w)) &* 0x9E37_79B9_7F4A_7C15
             h ^= h >> 29
         }
-        hash = h
+        return h
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
@@ -193,14 +198,8 @@ struct SetIndex {
     func range(_ s: Int32) -> Range<Int> { Int(starts[Int(s)])..<Int(starts[Int(s) + 1]) }
 
     /// `HashedWords`'s mix, over a buffer.
-    static func hash(_ m: UnsafeBufferPointer<Int32>) -> UInt64 {
-        var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(m.count)
-        for w in m {
-            h = (h ^ UInt64(truncatingIfNeeded: w)) &* 0x9E37_79B9_7F4A_7C15
-            h ^= h >> 29
-        }
-        return h
-    }
+    @inline(__always)
+    static func hash(_ m: UnsafeBufferPointer<Int32>) -> UInt64 { HashedWords<Int32>.mix(m) }
 
     /// The id of the set with members `m`, whose hash is `hash`; nil when not interned.
     func find(_ m: UnsafeBufferPointer<Int32>, hash: UInt64) -> Int32? {
