@@ -40,10 +40,15 @@ struct NodeIndex {
     /// Inserts a key that is not present.
     mutating func insert(_ k: Int64, _ v: Int32) {
         if (count + 1) * 2 > slots.count { grow() }
-        var i = slot(k)
-        while slots[i].key != Self.empty { i = (i &+ 1) & mask }
-        slots[i] = Slot(key: k, value: v)
+        place(Slot(key: k, value: v))
         count += 1
+    }
+
+    /// Puts `s` in the first empty slot of its probe run.
+    private mutating func place(_ s: Slot) {
+        var i = slot(s.key)
+        while slots[i].key != Self.empty { i = (i &+ 1) & mask }
+        slots[i] = s
     }
 
     /// Removes `k` if present (backward-shift deletion keeps every probe run unbroken).
@@ -74,11 +79,7 @@ struct NodeIndex {
         let old = slots
         slots = [Slot](repeating: Slot(key: Self.empty, value: 0), count: old.count * 2)
         mask = slots.count - 1
-        for s in old where s.key != Self.empty {
-            var i = slot(s.key)
-            while slots[i].key != Self.empty { i = (i &+ 1) & mask }
-            slots[i] = s
-        }
+        for s in old where s.key != Self.empty { place(s) }
     }
 }
 
@@ -175,7 +176,7 @@ struct HashedWords<Element: FixedWidthInteger & Sendable>: Hashable, Sendable {
 struct SetIndex {
     /// Set s holds `words[starts[s]..<starts[s + 1]]`.
     private(set) var words: [Int32] = []
-    private(set) var starts: [Int32] = [0]
+    private var starts: [Int32] = [0]
     private var hashes: [UInt64] = []
     /// Set ids (−1: empty).
     private var slots: [Int32]
@@ -203,16 +204,16 @@ struct SetIndex {
 
     /// The id of the set with members `m`, whose hash is `hash`; nil when not interned.
     func find(_ m: UnsafeBufferPointer<Int32>, hash: UInt64) -> Int32? {
-        var i = Int(truncatingIfNeeded: hash >> 32) & mask
+        var i = home(hash)
         return words.withUnsafeBufferPointer { flat in
             while true {
                 let s = slots[i]
                 if s < 0 { return nil }
                 if hashes[Int(s)] == hash {
-                    let lo = Int(starts[Int(s)]), hi = Int(starts[Int(s) + 1])
-                    if hi - lo == m.count {
+                    let r = range(s)
+                    if r.count == m.count {
                         var k = 0
-                        while k < m.count && flat[lo + k] == m[k] { k += 1 }
+                        while k < m.count && flat[r.lowerBound + k] == m[k] { k += 1 }
                         if k == m.count { return s }
                     }
                 }
@@ -232,8 +233,12 @@ struct SetIndex {
         return id
     }
 
+    /// A hash's home slot.
+    @inline(__always)
+    private func home(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> 32) & mask }
+
     private mutating func place(_ id: Int32) {
-        var i = Int(truncatingIfNeeded: hashes[Int(id)] >> 32) & mask
+        var i = home(hashes[Int(id)])
         while slots[i] >= 0 { i = (i + 1) & mask }
         slots[i] = id
     }
