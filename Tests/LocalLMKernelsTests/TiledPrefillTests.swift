@@ -35,17 +35,21 @@ struct TiledPrefillTests {
         deinit { memory.deallocate() }
     }
 
-    /// Every kernel this CPU runs (the 8-row AVX2 one, and the 16-row AVX-512 VNNI one where the CPU
-    /// has it): 37 rows (groups of eight or sixteen and a tail of five), 7 activations (a group of four
-    /// and three single ones), row ranges that start inside a group.
+    /// Every kernel this CPU runs (the AVX2 one — eight rows per group for Q4_K and Q6_K, sixteen for
+    /// the 32-value block types — and the 16-row AVX-512 VNNI one where the CPU has it): 37 rows
+    /// (groups of eight or sixteen and a tail of five), 7 activations (a group of four and three single
+    /// ones), row ranges that start inside a group.
     @Test(.enabled(if: CPUFeatures.avx2FMAF16C), arguments: types, [256, 2304])
     func cKernelEqualsSwiftTwin(type: GGMLType, columns: Int) throws {
         let rows = 37, n = 7, nb = columns / type.blockSize, twin = Self.twin(type)
         let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 77 + UInt64(columns))
         let acts = Activations(type: type, columns: columns, n: n, seed: 78)
         let kernels = TiledPrefill.kernels(for: type)
-        #expect(kernels.contains { $0.rowsPerGroup == 16 } == CPUFeatures.avx512VNNI)
+        #expect(kernels.contains { $0.name == "avx512-vnni" } == CPUFeatures.avx512VNNI)
         #expect(kernels.contains { $0.name == "avx2" } == (type != .q8_0))
+        for kernel in kernels {
+            #expect(kernel.rowsPerGroup == (kernel.name == "avx2" && [.q4_K, .q6_K].contains(type) ? 8 : 16))
+        }
         let c = acts.prepared.map(\.cActivation)
         let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self)
         for kernel in kernels {

@@ -59,7 +59,10 @@ struct QwenToolCallingTests {
     /// the same three again and again (llama.cpp's greedy run writes the same text); the repeat ends
     /// the reply (`endsRepeatedToolCalls`), so the round is the three calls. The
     /// session runs them concurrently (Boston, the first, is the slowest) and appends their outputs
-    /// in call order; the next round only repeats calls, so the request ends with an answer.
+    /// in call order; the next round only repeats calls, so the request ends with an answer, asked
+    /// for with calls disallowed. That answer may be empty: the model's first choice there is another
+    /// call, and with calls masked out, ending the turn is a near second (on the AVX2 AMD host it
+    /// ends the turn; on the AVX-512 Xeon it wrote a sentence first). Either way no call text.
     @Test func severalCallsInOneReplyRunConcurrentlyInCallOrder() async throws {
         let log = CallLog()
         let session = LanguageModelSession(model: try Self.model(), tools: [WeatherTool(log: log)])
@@ -85,7 +88,7 @@ struct QwenToolCallingTests {
         #expect(outputs.map { $0.segments.map(\.description).joined() } == several.map { call in
             "It is 20 degrees in \((try? call.arguments.value(String.self, forProperty: "city")) ?? "")."
         })
-        #expect(!response.content.isEmpty && !response.content.contains("\"name\""))
+        #expect(!response.content.contains("\"name\"") && !response.content.contains("<tool_call>"))
     }
 
     /// The same request with the repeat policy off: the reply's calls repeat until the budget ends
