@@ -6,7 +6,7 @@
 //   LocalLMTokenizers → LocalLMGrammar;  LocalLMKernels + LocalLMTokenizers → LocalLMRuntime
 //   LocalLMGrammar + LocalLMRuntime + LocalLMJinja → LocalLMEngine → LocalLM → LocalLMCLI (`locallm`)
 // Examples/ is a package of its own (Examples/Package.swift), so a package depending on LocalLM
-// resolves swift-argument-parser, swift-log and swift-syntax only.
+// never resolves GRDB; the test command builds the examples inside this package (see the end).
 // (LocalLMKernels also uses two C modules: COpenBLAS for sgemm and CLocalLMShims for prefetch;
 // LocalLMSync, the lock, sits below every layer that locks.)
 // No unsafeFlags: ISA-specific kernels are switched on by the *user's* build flags
@@ -218,3 +218,32 @@ let package = Package(
         ),
     ]
 )
+
+// The examples join this package only where `LOCALLM_EXAMPLES=1` is set. scripts/test.sh (CI) sets
+// it, so that one build compiles swift-syntax, LocalLM and the examples: building Examples/ as the
+// package of its own that users open compiles all of LocalLM and swift-syntax a second time (about
+// 25 minutes on a fresh 2-core machine). A package that depends on LocalLM never sees these
+// targets and never resolves GRDB; Examples/Package.swift declares the same targets for users.
+if Context.environment["LOCALLM_EXAMPLES"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"))
+    package.targets += [
+        .target(
+            name: "RecordsExample",
+            dependencies: ["LocalLM", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Examples/Records/Sources/RecordsExample",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "locallm-records",
+            dependencies: ["RecordsExample", "LocalLM", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Records/Sources/locallm-records",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RecordsExampleTests",
+            dependencies: ["RecordsExample", "LocalLM"],
+            path: "Examples/Records/Tests/RecordsExampleTests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
