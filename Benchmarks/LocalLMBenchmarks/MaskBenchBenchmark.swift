@@ -19,7 +19,8 @@ import LocalLMTokenizers
 /// Data: `$LOCALLM_MASKBENCH_DIR`, else `../shared/maskbench-dev` beside the repository (never copied
 /// into it). Vocabulary: `$LOCALLM_MASKBENCH_MODEL`, else Qwen2.5-Coder-0.5B in ~/.cache/locallm/models.
 /// Arguments after the suite name: `--filter TEXT` (file names containing it), `--limit N`,
-/// `--verbose` (one line per failing case), `--explain-slow MICROS` (the stacks of each slower mask), `--compact` (compact whitespace), `--closed` (absent
+/// `--verbose` (one line per failing case), `--explain-slow MICROS` (the stacks of each slower mask), `--brute-force N`
+/// (every N-th mask compared with accepting each token of the vocabulary on a copy of the matcher), `--compact` (compact whitespace), `--closed` (absent
 /// `additionalProperties` closes objects, LocalLM's generation default), `--schema-order` (members
 /// only in schema order, the generation default), `--infer-types` (an untyped schema admits only the
 /// type its keywords describe, the generation default), `--approximate-oneof` (read a `oneOf` whose branches may
@@ -65,6 +66,10 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
     let repeatStats = arguments.contains("--repeat-stats")
     let verbose = arguments.contains("--verbose")
     let explainAbove = value(after: "--explain-slow").flatMap(Double.init)
+    // Every n-th mask compared token by token with accepting each token on a copy of the matcher
+    // (slow: the whole vocabulary per mask compared).
+    let bruteForceEvery = value(after: "--brute-force").flatMap(Int.init)
+    var masksSeen = 0
     // MaskBench's instances are json.dumps output and follow the specification: members in any
     // order, further members where additionalProperties is absent, any type where `type` is absent.
     let options = JSONSchemaOptions(whitespace: arguments.contains("--compact") ? .compact : .flexible,
@@ -129,6 +134,19 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                         for l in lines.prefix(40) { print("    " + l) }
                     }
                 }
+                masksSeen += 1
+                if let every = bruteForceEvery, masksSeen % every == 0 {
+                    report.bruteForceChecks += 1
+                    for t in 0..<table.count {
+                        var copy = matcher
+                        let expected = copy.accept(token: t)
+                        if expected != (mask[t >> 6] & (1 << UInt64(t & 63)) != 0) {
+                            report.bruteForceDifferences += 1
+                            print("BRUTE FORCE \(name) token \(k): vocabulary token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription) mask \(!expected) accept \(expected)")
+                            break
+                        }
+                    }
+                }
                 let allowed = mask[id >> 6] & (1 << UInt64(id & 63)) != 0
                 let committed = matcher.accept(token: id)
                 if allowed != committed { report.maskBugs += 1; if verbose { print("MASK BUG \(name): token \(id) mask \(allowed) accept \(committed)") } }
@@ -160,6 +178,8 @@ struct MaskBenchReport {
     var compileErrors = 0
     var compileErrorsByFeature: [String: Int] = [:]
     var validationErrors = 0, invalidationErrors = 0, maskBugs = 0
+    /// Masks compared with brute force (`--brute-force N`), and those that differed.
+    var bruteForceChecks = 0, bruteForceDifferences = 0
     var ttfm: [Double] = [], tbm: [Double] = []
     /// TTFM's two parts, for telling a slower compile from a slower first mask.
     var ttfmParts: (compile: [Double], firstMask: [Double]) = ([], [])
@@ -206,6 +226,7 @@ struct MaskBenchReport {
         func p(_ a: [Double], _ q: Double) -> Double { a.isEmpty ? 0 : a[min(a.count - 1, Int(Double(a.count) * q))] }
         let ttfm = self.ttfm.sorted(), tbm = self.tbm.sorted()
         Swift.print("cases \(cases) (unreadable \(unreadable)): passing \(passing), compile errors \(compileErrors), validation errors \(validationErrors), invalidation errors \(invalidationErrors), mask/accept disagreements \(maskBugs)")
+        if bruteForceChecks > 0 { Swift.print("masks compared with brute force: \(bruteForceChecks), differing: \(bruteForceDifferences)") }
         Swift.print(String(format: "TTFM p50 %.0f µs p99 %.0f µs max %.0f µs (%d) | TBM p50 %.1f µs p99 %.0f µs p99.9 %.0f µs max %.0f µs (%d masks)",
                            p(ttfm, 0.5), p(ttfm, 0.99), ttfm.last ?? 0, ttfm.count, p(tbm, 0.5), p(tbm, 0.99), p(tbm, 0.999), tbm.last ?? 0, tbm.count))
         let compile = ttfmParts.compile.sorted(), first = ttfmParts.firstMask.sorted()

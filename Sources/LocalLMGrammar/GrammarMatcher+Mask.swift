@@ -58,7 +58,10 @@ extension GrammarMatcher {
             if !entry.uncertain.isEmpty { worthStoring = true }
             Self.orAccepted(entry, into: mask, words: tokens.maskWordCount)
             if !entry.uncertain.isEmpty {
-                checkUncertain(entry, group: group, tokens: tokens, mask: mask)
+                if entry.uncertain.count < GrammarTokenIndex.minUncertainForDFA
+                    || !index.acceptUncertain(entry, of: group, in: pool, into: mask) {
+                    checkUncertain(entry, group: group, tokens: tokens, mask: mask)
+                }
             }
         }
     }
@@ -80,11 +83,16 @@ extension GrammarMatcher {
         pool.sets.append(contentsOf: group)
         var levels: [Range<Int>] = [0..<group.count]
         var levelAccepting: [Bool] = [accepting]
+        // The common prefix with the last token walked: the least of the neighbours' prefixes since
+        // it (tokens already in the mask are not walked, and `levels` still holds that token's path).
+        var sinceWalked = Int32.max
         for (k, t) in entry.uncertain.enumerated() {
             let id = Int(t)
+            sinceWalked = min(sinceWalked, entry.uncertainPrefix[k])
             if mask[id >> 6] & (1 << UInt64(id & 63)) != 0 { continue }
             let bytes = tokens.tokenBytes[id]
-            let shared = min(Int(entry.uncertainPrefix[k]), levels.count - 1, bytes.count)
+            let shared = min(Int(sinceWalked), levels.count - 1, bytes.count)
+            sinceWalked = .max
             if levels.count > shared + 1 {
                 levels.removeSubrange((shared + 1)...)
                 levelAccepting.removeSubrange((shared + 1)...)

@@ -500,23 +500,7 @@ public final class GrammarTokenIndex: Sendable {
             w.prepare()
             var pool = w.takePool()
             defer { w.pool = pool }
-            var start: [Int32] = []
-            start.reserveCapacity(stacks.count)
-            var frames: [Int32] = []
-            for n in stacks {
-                frames.removeAll(keepingCapacity: true)
-                var q = n
-                while q >= 0 {
-                    frames.append(source.pos[Int(q)])
-                    q = source.parent[Int(q)]
-                }
-                // A matcher's stacks end at the root; rebuilt over it, nothing escapes.
-                guard q == StackPool.root else { return nil }
-                var node = StackPool.root
-                for p in frames.reversed() { node = pool.node(p, node) }
-                start.append(node)
-            }
-            start.sort()
+            guard let start = Self.rebuilt(stacks, pos: source.pos, parent: source.parent, in: &pool) else { return nil }
             let startSet = w.dfa.intern(start, &pool)
             guard let (accepted, uncertain, skipped, skippedText) = walk(from: startSet, dfa: w.dfa, pool: &pool,
                                                             budget: Self.stateWalkNodes),
@@ -526,6 +510,111 @@ public final class GrammarTokenIndex: Sendable {
             w.stateWalks += 1
             return MaskEntry(accepted: accepted, uncertain: uncertain, order: tokens.trie.order, tokens: tokens)
         }
+    }
+
+    /// `stacks` (full stacks in a pool whose nodes' positions and parents are `pos` and `parent`)
+    /// rebuilt in `pool` over its root, sorted; nil when one does not end at the root. A matcher's
+    /// stacks do: rebuilt over it, nothing escapes.
+    private static func rebuilt(_ stacks: [Int32], pos: [Int32], parent: [Int32], in pool: inout StackPool) -> [Int32]? {
+        var start: [Int32] = []
+        start.reserveCapacity(stacks.count)
+        var frames: [Int32] = []
+        for n in stacks {
+            frames.removeAll(keepingCapacity: true)
+            var q = n
+            while q >= 0 {
+                frames.append(pos[Int(q)])
+                q = parent[Int(q)]
+            }
+            guard q == StackPool.root else { return nil }
+            var node = StackPool.root
+            for p in frames.reversed() { node = pool.node(p, node) }
+            start.append(node)
+        }
+        start.sort()
+        return start
+    }
+
+    /// Entries with at least this many uncertain tokens have them checked through the stack-set
+    /// DFA of states' walks (`acceptUncertain`) rather than stack by stack.
+    static let minUncertainForDFA = 64
+
+    /// Sets in `mask` the bits of `entry`'s uncertain tokens that the stacks `stacks` (full stacks in
+    /// `source`, each over the real root: a matcher's) take whole, as `GrammarMatcher`'s
+    /// `checkUncertain` does, but through the stack-set DFA of states' walks: the tokens that close
+    /// a string (most of an entry's uncertain tokens) keep meeting the same sets (the content's,
+    /// then what follows the quote), so after the first few each byte is one table read instead of
+    /// a step of every stack. Tokens already set are not walked. False, having set nothing, when
+    /// that walker is busy (another matcher of this index holds it) or a stack does not end at
+    /// the root.
+    func acceptUncertain(_ entry: MaskEntry, of stacks: [Int32], in source: StackPool,
+                         into mask: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        // The tokens not set yet, each with its common prefix with the previous one of them (the
+        // least of the neighbours' prefixes in between).
+        var todo: [Int32] = [], todoPrefix: [Int32] = []
+        todo.reserveCapacity(entry.uncertain.count)
+        todoPrefix.reserveCapacity(entry.uncertain.count)
+        var since = Int32.max
+        for (k, t) in entry.uncertain.enumerated() {
+            since = min(since, entry.uncertainPrefix[k])
+            if mask[Int(t) >> 6] & (1 << UInt64(t & 63)) != 0 { continue }
+            todo.append(t)
+            todoPrefix.append(since)
+            since = .max
+        }
+        if todo.isEmpty { return true }
+        let pos = source.pos, parent = source.parent
+        let accepted: [Int32]? = stateWalker.withLockIfAvailable { w -> [Int32]? in
+            w.prepare()
+            var pool = w.takePool()
+            defer { w.pool = pool }
+            guard let start = Self.rebuilt(stacks, pos: pos, parent: parent, in: &pool) else { return nil }
+            return takenWhole(todo, prefixes: todoPrefix, from: w.dfa.intern(start, &pool), dfa: w.dfa, pool: &pool)
+        } ?? nil
+        guard let accepted else { return false }
+        for t in accepted { mask[Int(t) >> 6] |= 1 << UInt64(t & 63) }
+        return true
+    }
+
+    /// The tokens of `list` (in trie order, each with its common prefix with the previous one) that
+    /// some stack of `startSet` takes whole: alive after the last byte, or the grammar ended on it.
+    private func takenWhole(_ list: [Int32], prefixes: [Int32], from startSet: Int32, dfa: StackSetDFA,
+                            pool: inout StackPool) -> [Int32] {
+        var taken: [Int32] = []
+        let levels = tokens.trie.maxDepth + 1
+        let setAt = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
+        defer { setAt.deallocate() }
+        setAt[0] = startSet
+        var valid = 0  // setAt[0...valid] hold the path of the previous token
+        tokens.flatBytes.withUnsafeBufferPointer { flat in
+        tokens.flatStart.withUnsafeBufferPointer { flatStart in
+            var table = dfa.table  // re-read after `fill`, which may grow it
+            for k in 0..<list.count {
+                let t = Int(list[k])
+                let from = Int(flatStart[t]), count = Int(flatStart[t &+ 1]) &- from
+                var d = min(Int(prefixes[k]), valid)
+                while d < count {
+                    let set = setAt[d], byte = flat[from &+ d]
+                    var v = table[Int(set) &* 256 &+ Int(byte)]
+                    if v < 0 {
+                        v = dfa.fill(set, byte, &pool)
+                        table = dfa.table
+                    }
+                    if v == 0 { break }  // no stack takes the byte
+                    if d == count &- 1 {
+                        taken.append(list[k])
+                        break
+                    }
+                    let next = (v >> 2) &- 1
+                    if next < 0 { break }  // the grammar ended before the token did
+                    setAt[d &+ 1] = next
+                    d &+= 1
+                }
+                valid = min(d, levels &- 1)
+            }
+        }
+        }
+        return taken
     }
 
     /// One walk of the trie from `startSet`: the tokens some path takes whole (alive, accepting or

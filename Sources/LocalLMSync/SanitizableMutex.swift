@@ -49,6 +49,16 @@ package struct SanitizableMutex<Value: ~Copyable>: ~Copyable, @unchecked Sendabl
         defer { pthread_mutex_unlock(storage.lock) }
         return try body(&storage.value)
     }
+
+    /// `body` on the value when the lock is free now; nil, without waiting, when another thread holds it.
+    @inlinable
+    package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        guard pthread_mutex_trylock(storage.lock) == 0 else { return nil }
+        defer { pthread_mutex_unlock(storage.lock) }
+        return try body(&storage.value)
+    }
     #else
     @usableFromInline let mutex: Mutex<Value>
 
@@ -61,6 +71,14 @@ package struct SanitizableMutex<Value: ~Copyable>: ~Copyable, @unchecked Sendabl
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock(body)
+    }
+
+    /// `body` on the value when the lock is free now; nil, without waiting, when another thread holds it.
+    @inlinable
+    package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        try mutex.withLockIfAvailable(body)
     }
     #endif
 }
