@@ -50,52 +50,33 @@ public final class CompiledGrammar: Sendable {
     /// Positions are packed into 21 bits in mask-cache keys.
     static let maxPositions = 1 << 21 - 2
 
-    public init(_ grammar: Grammar) throws(GrammarError) {
-        guard grammar.rules.indices.contains(grammar.root) else { throw .missingRoot(name: "#\(grammar.root)") }
-        for rule in grammar.rules {
+    public init(_ source: Grammar) throws(GrammarError) {
+        guard source.rules.indices.contains(source.root) else { throw .missingRoot(name: "#\(source.root)") }
+        for rule in source.rules {
             for alt in rule.alternatives {
-                for case .rule(let r) in alt where !grammar.rules.indices.contains(r) {
+                for case .rule(let r) in alt where !source.rules.indices.contains(r) {
                     throw .gbnf(message: "reference to undefined rule #\(r)", line: 0, column: 0)
                 }
             }
         }
-        let grammar = Self.productive(grammar)
-        try Self.checkLeftRecursion(grammar)
-        var positions = 0
-        for rule in grammar.rules { for alt in rule.alternatives { positions += alt.count + 1 } }
-        if positions > Self.maxPositions { throw .tooLarge(message: "more than \(Self.maxPositions) positions") }
-        var kinds: [Kind] = [], refs: [Int32] = [], terms: [ByteSet] = []
-        kinds.reserveCapacity(positions); refs.reserveCapacity(positions); terms.reserveCapacity(positions)
-        var starts: [[Int32]] = []
-        starts.reserveCapacity(grammar.rules.count)
-        for rule in grammar.rules {
-            var ruleStarts: [Int32] = []
-            for alt in rule.alternatives {
-                ruleStarts.append(Int32(kinds.count))
-                for sym in alt {
-                    switch sym {
-                    case .bytes(let set):
-                        kinds.append(.terminal); refs.append(-1); terms.append(set)
-                    case .rule(let r):
-                        guard grammar.rules.indices.contains(r) else {
-                            throw .gbnf(message: "reference to undefined rule #\(r)", line: 0, column: 0)
-                        }
-                        kinds.append(.rule); refs.append(Int32(r)); terms.append(ByteSet())
-                    }
-                }
-                kinds.append(.end); refs.append(-1); terms.append(ByteSet())
-                if kinds.count > Self.maxPositions { throw .tooLarge(message: "more than \(Self.maxPositions) positions") }
-            }
-            starts.append(ruleStarts)
+        // The analyses run on the flat layout (arrays of integers, no nested arrays to walk and
+        // retain): on a large schema's grammar (10,000 rules, 200,000 positions) they took most
+        // of the compile when they walked the rules' alternative arrays.
+        var grammar = source
+        var layout = try Layout(grammar)
+        if let pruned = Self.pruned(grammar, layout, missing: Self.fixedPoint(layout, .productive).missing) {
+            grammar = pruned
+            layout = try Layout(grammar)
         }
+        try Self.checkLeftRecursion(layout, names: grammar.rules.map(\.name))
+        let kinds = layout.kinds
         self.kinds = kinds
-        self.ruleRefs = refs
-        self.terminals = terms
+        self.ruleRefs = layout.refs
+        self.terminals = layout.terms
+        startList = layout.startList
+        startOffsets = layout.startOffsets
+        let starts = (0..<grammar.rules.count).map { r in Array(layout.startList[layout.alternatives(of: r)]) }
         self.ruleStarts = starts
-        startList = starts.flatMap { $0 }
-        var offsets: [Int32] = [0]
-        for alternatives in starts { offsets.append(offsets[offsets.count - 1] + Int32(alternatives.count)) }
-        startOffsets = offsets
         self.ruleNames = grammar.rules.map(\.name)
         self.root = Int32(grammar.root)
         self.grammar = grammar
@@ -105,15 +86,58 @@ public final class CompiledGrammar: Sendable {
         var groupRule = [Int32](repeating: -1, count: kinds.count)
         // Only character-class rules (every alternative a run of terminals): rules with
         // references keep one key per alternative, whose first-byte entries are shared.
-        for (r, rule) in grammar.rules.enumerated() where rule.alternatives.count >= 2 {
-            let classLike = rule.alternatives.allSatisfy { alt in
-                !alt.isEmpty && alt.allSatisfy { if case .bytes = $0 { true } else { false } }
+        for r in 0..<grammar.rules.count where starts[r].count >= 2 {
+            let classLike = starts[r].allSatisfy { s in
+                var p = Int(s)
+                while kinds[p] == .terminal { p += 1 }
+                return kinds[p] == .end && p > Int(s)
             }
             guard classLike else { continue }
             for p in terminalStarts[r] { groupRule[Int(p)] = Int32(r) }
         }
         self.terminalStarts = terminalStarts
         self.groupRule = groupRule
+    }
+
+    /// A grammar's alternatives laid out as `CompiledGrammar` keeps them: one array of positions,
+    /// each alternative ending in an `end` marker. A reference to an undefined rule is kept as -1
+    /// (the analyses treat it as a rule that derives nothing; `init` refuses such grammars first).
+    struct Layout {
+        var kinds: [Kind] = [], refs: [Int32] = [], terms: [ByteSet] = []
+        /// Rule r's alternatives start at `startList[startOffsets[r]..<startOffsets[r + 1]]`.
+        var startList: [Int32] = [], startOffsets: [Int32] = [0]
+
+        init(_ g: Grammar) throws(GrammarError) {
+            var positions = 0, alternatives = 0
+            for rule in g.rules {
+                alternatives += rule.alternatives.count
+                for alt in rule.alternatives { positions += alt.count + 1 }
+            }
+            if positions > CompiledGrammar.maxPositions { throw .tooLarge(message: "more than \(CompiledGrammar.maxPositions) positions") }
+            kinds.reserveCapacity(positions); refs.reserveCapacity(positions); terms.reserveCapacity(positions)
+            startList.reserveCapacity(alternatives); startOffsets.reserveCapacity(g.rules.count + 1)
+            let ruleCount = g.rules.count
+            for rule in g.rules {
+                for alt in rule.alternatives {
+                    startList.append(Int32(kinds.count))
+                    for sym in alt {
+                        switch sym {
+                        case .bytes(let set):
+                            kinds.append(.terminal); refs.append(-1); terms.append(set)
+                        case .rule(let r):
+                            kinds.append(.rule); refs.append(r >= 0 && r < ruleCount ? Int32(r) : -1); terms.append(ByteSet())
+                        }
+                    }
+                    kinds.append(.end); refs.append(-1); terms.append(ByteSet())
+                }
+                startOffsets.append(Int32(startList.count))
+            }
+        }
+
+        var ruleCount: Int { startOffsets.count - 1 }
+
+        /// Indices into `startList` of rule r's alternatives.
+        func alternatives(of r: Int) -> Range<Int> { Int(startOffsets[r])..<Int(startOffsets[r + 1]) }
     }
 
     /// The recorded chains whose rules have the shape `CountedChain` describes (others are left out).
@@ -146,87 +170,93 @@ public final class CompiledGrammar: Sendable {
     public var positionCount: Int { kinds.count }
 
     /// The grammar without the alternatives that can derive no string (an empty byte set, such as
-    /// the regex class `[]`, or a rule that derives nothing). Left in, the mask would allow bytes
-    /// into an alternative that can never end, which `accept` then refuses (found by the grammar
-    /// fuzzer on `^Z-\u{FFFD}[]…]$`). A rule left with no alternative, and a root that derives
-    /// nothing, match nothing: their one alternative is an empty byte set, as `Grammar.nothing`'s.
-    static func productive(_ g: Grammar) -> Grammar {
-        let productive = fixedPoint(g) { sym in
-            if case .bytes(let set) = sym { return set.isEmpty ? .never : .holds }
-            return .ifRule
-        }
-        func derives(_ alt: [Grammar.Symbol]) -> Bool {
-            alt.allSatisfy { sym in
-                switch sym {
-                case .bytes(let set): !set.isEmpty
-                case .rule(let r): g.rules.indices.contains(r) && productive[r]
-                }
-            }
-        }
-        // Most grammars have nothing to prune: keep them as they are, without copying a rule.
+    /// the regex class `[]`, or a rule that derives nothing), or nil when there are none (most
+    /// grammars: nothing is copied). Left in, the mask would allow bytes into an alternative that
+    /// can never end, which `accept` then refuses (found by the grammar fuzzer on `^Z-\u{FFFD}[]…]$`).
+    /// A rule left with no alternative, and a root that derives nothing, match nothing: their one
+    /// alternative is an empty byte set, as `Grammar.nothing`'s.
+    static func pruned(_ g: Grammar, _ layout: Layout, missing: [Int32]) -> Grammar? {
+        guard missing.contains(where: { $0 != 0 }) else { return nil }
         var kept = g
-        for (r, rule) in g.rules.enumerated() where !rule.alternatives.allSatisfy(derives) {
-            let alternatives = rule.alternatives.filter(derives)
+        for r in 0..<layout.ruleCount {
+            let range = layout.alternatives(of: r)
+            guard range.contains(where: { missing[$0] != 0 }) else { continue }
+            let alternatives = zip(range, g.rules[r].alternatives).filter { missing[$0.0] == 0 }.map(\.1)
             kept.rules[r].alternatives = alternatives.isEmpty ? [[.bytes(ByteSet())]] : alternatives
         }
         return kept
     }
 
     /// Rules that can derive the empty string.
-    static func nullableRules(_ g: Grammar) -> [Bool] {
-        fixedPoint(g) { sym in
-            if case .bytes = sym { return .never }
-            return .ifRule
-        }
+    static func nullableRules(_ g: Grammar) throws(GrammarError) -> [Bool] {
+        fixedPoint(try Layout(g), .nullable).rules
     }
 
-    enum SymbolTest { case holds, never, ifRule }
+    /// Rules that derive some string.
+    static func productiveRules(_ g: Grammar) throws(GrammarError) -> [Bool] {
+        fixedPoint(try Layout(g), .productive).rules
+    }
 
-    /// The least set of rules with an alternative whose every symbol `test` accepts (a reference
-    /// counting when its rule is in the set): productive rules, nullable rules. A worklist, linear
-    /// in the grammar's size: a round-robin fixed point is quadratic on long chains of rules (a
-    /// large schema's compile took seconds in it).
-    static func fixedPoint(_ g: Grammar, _ test: (Grammar.Symbol) -> SymbolTest) -> [Bool] {
-        let ruleCount = g.rules.count
+    /// Which rules `fixedPoint` finds: those deriving some string (a terminal holds when its byte
+    /// set is not empty), or those deriving the empty string (no terminal holds).
+    enum Analysis { case productive, nullable }
+
+    /// The least set of rules with an alternative whose every symbol holds (a reference holding
+    /// when its rule is in the set): productive rules, nullable rules. A worklist, linear in the
+    /// grammar's size: a round-robin fixed point is quadratic on long chains of rules (a large
+    /// schema's compile took seconds in it). `missing` is per alternative: 0 when it holds, else
+    /// the references it still waited for (-1: a symbol that never holds).
+    static func fixedPoint(_ layout: Layout, _ analysis: Analysis) -> (rules: [Bool], missing: [Int32]) {
+        let ruleCount = layout.ruleCount
+        let alternativeCount = layout.startList.count
         var inSet = [Bool](repeating: false, count: ruleCount)
-        var missing: [Int32] = []            // per alternative: references not yet in the set
-        var owner: [Int32] = []              // per alternative: its rule
+        var missing = [Int32](repeating: 0, count: alternativeCount)  // per alternative: references not yet in the set
+        var owner = [Int32](repeating: 0, count: alternativeCount)
         var queue: [Int32] = []
         // Per rule, the alternatives referencing it (once per reference), as one flat array in
-        // rule order (`userStart[r] ..< userStart[r + 1]`): counted on the first pass, filled on the second.
+        // rule order (`userStart[r] ..< userStart[r + 1]`): counted on the first pass, filled on
+        // the second. Alternatives that can never hold (a terminal that fails the test, an
+        // undefined rule) are left out.
         var userStart = [Int32](repeating: 0, count: ruleCount + 1)
-        for (r, rule) in g.rules.enumerated() {
-            for alt in rule.alternatives {
-                let a = Int32(missing.count)
+        let kinds = layout.kinds, refs = layout.refs, terms = layout.terms
+        for r in 0..<ruleCount {
+            for a in layout.alternatives(of: r) {
+                owner[a] = Int32(r)
                 var count: Int32 = 0
-                var possible = true
-                for sym in alt {
-                    switch test(sym) {
-                    case .holds: break
-                    case .never: possible = false
-                    case .ifRule:
-                        guard case .rule(let ref) = sym, ref >= 0, ref < ruleCount else { possible = false; continue }
-                        userStart[ref + 1] += 1
+                var p = Int(layout.startList[a])
+                scan: while true {
+                    switch kinds[p] {
+                    case .end: break scan
+                    case .terminal:
+                        if analysis == .nullable || terms[p].isEmpty { count = -1; break scan }
+                    case .rule:
+                        if refs[p] < 0 { count = -1; break scan }
                         count += 1
                     }
+                    p += 1
                 }
-                missing.append(possible ? count : -1)
-                owner.append(Int32(r))
-                if possible && count == 0 { queue.append(a) }
+                missing[a] = count
+                if count == 0 { queue.append(Int32(a)) }
+                guard count > 0 else { continue }
+                var q = Int(layout.startList[a])
+                while kinds[q] != .end {
+                    if kinds[q] == .rule { userStart[Int(refs[q]) + 1] += 1 }
+                    q += 1
+                }
             }
         }
         for r in 0..<ruleCount { userStart[r + 1] += userStart[r] }
         var users = [Int32](repeating: 0, count: Int(userStart[ruleCount]))
         var fill = userStart
-        var a: Int32 = 0
-        for rule in g.rules {
-            for alt in rule.alternatives {
-                for sym in alt {
-                    guard case .rule(let ref) = sym, ref >= 0, ref < ruleCount, test(sym) == .ifRule else { continue }
-                    users[Int(fill[ref])] = a
+        for a in 0..<alternativeCount where missing[a] > 0 {
+            var q = Int(layout.startList[a])
+            while kinds[q] != .end {
+                if kinds[q] == .rule {
+                    let ref = Int(refs[q])
+                    users[Int(fill[ref])] = Int32(a)
                     fill[ref] += 1
                 }
-                a += 1
+                q += 1
             }
         }
         var head = 0
@@ -237,32 +267,34 @@ public final class CompiledGrammar: Sendable {
             inSet[r] = true
             for k in Int(userStart[r])..<Int(userStart[r + 1]) {
                 let a = Int(users[k])
-                guard missing[a] > 0 else { continue }
                 missing[a] -= 1
                 if missing[a] == 0 { queue.append(Int32(a)) }
             }
         }
-        return inSet
+        return (inSet, missing)
     }
 
     /// A rule that can reach itself at the left edge (through nullable prefixes) without consuming
     /// input makes the matcher's closure grow stacks forever, unless every reference on the cycle is
     /// in tail position (tail references push no frame, and equal stacks are deduplicated, as in
     /// `( [x]* )*`). llama.cpp refuses left-recursive grammars too.
-    static func checkLeftRecursion(_ g: Grammar) throws(GrammarError) {
-        let nullable = nullableRules(g)
-        let ruleCount = g.rules.count
+    static func checkLeftRecursion(_ layout: Layout, names: [String]) throws(GrammarError) {
+        let nullable = fixedPoint(layout, .nullable).rules
+        let ruleCount = layout.ruleCount
+        let kinds = layout.kinds, refs = layout.refs
         // Left-edge references as a flat adjacency list (`edgeStart[r] ..< edgeStart[r + 1]`).
         var edgeStart = [Int32](repeating: 0, count: ruleCount + 1)
         var edges: [Int32] = []
         var growing: [(Int32, Int32)] = []  // left-edge references that push a frame
-        for (i, rule) in g.rules.enumerated() {
-            for alt in rule.alternatives {
-                for (k, sym) in alt.enumerated() {
-                    guard case .rule(let r) = sym, r >= 0, r < ruleCount else { break }
-                    edges.append(Int32(r))
-                    if k < alt.count - 1 { growing.append((Int32(i), Int32(r))) }
-                    if !nullable[r] { break }
+        for i in 0..<ruleCount {
+            for a in layout.alternatives(of: i) {
+                var p = Int(layout.startList[a])
+                while kinds[p] == .rule, refs[p] >= 0 {
+                    let r = refs[p]
+                    edges.append(r)
+                    if kinds[p + 1] != .end { growing.append((Int32(i), r)) }
+                    if !nullable[Int(r)] { break }
+                    p += 1
                 }
             }
             edgeStart[i + 1] = Int32(edges.count)
@@ -272,8 +304,13 @@ public final class CompiledGrammar: Sendable {
         // component of the left-edge graph (Tarjan's algorithm, iterative: chains may be long).
         let component = stronglyConnectedComponents(ruleCount, edgeStart, edges)
         for (u, v) in growing where component[Int(u)] == component[Int(v)] {
-            throw .leftRecursion(rule: g.rules[Int(u)].name)
+            throw .leftRecursion(rule: names.indices.contains(Int(u)) ? names[Int(u)] : "#\(u)")
         }
+    }
+
+    /// `checkLeftRecursion` on a grammar, for tests.
+    static func checkLeftRecursion(_ g: Grammar) throws(GrammarError) {
+        try checkLeftRecursion(try Layout(g), names: g.rules.map(\.name))
     }
 
     /// Per node, the number of its strongly connected component.

@@ -29,8 +29,11 @@ import Testing
         return Grammar(rules: out, root: 0)
     }
 
+    /// What a symbol contributes to an alternative holding: always, never, or when its rule does.
+    enum SymbolTest { case holds, never, ifRule }
+
     /// The least fixed point by rounds until nothing changes.
-    static func roundRobin(_ g: Grammar, _ test: (Grammar.Symbol) -> CompiledGrammar.SymbolTest) -> [Bool] {
+    static func roundRobin(_ g: Grammar, _ test: (Grammar.Symbol) -> SymbolTest) -> [Bool] {
         var inSet = [Bool](repeating: false, count: g.rules.count)
         var changed = true
         while changed {
@@ -52,16 +55,33 @@ import Testing
         return inSet
     }
 
-    @Test func fixedPointsMatchRoundRobin() {
+    @Test func fixedPointsMatchRoundRobin() throws {
         var rng = SplitMix64(seed: 7)
         for trial in 0..<2_000 {
             let g = Self.randomGrammar(&rng, rules: 1 + trial % 12)
-            let productive: (Grammar.Symbol) -> CompiledGrammar.SymbolTest = { sym in
+            let productive: (Grammar.Symbol) -> SymbolTest = { sym in
                 if case .bytes(let set) = sym { return set.isEmpty ? .never : .holds }
                 return .ifRule
             }
-            #expect(CompiledGrammar.fixedPoint(g, productive) == Self.roundRobin(g, productive))
-            #expect(CompiledGrammar.nullableRules(g) == Self.roundRobin(g) { sym in
+            let expected = Self.roundRobin(g, productive)
+            #expect(try CompiledGrammar.productiveRules(g) == expected)
+            // Pruning keeps exactly the alternatives whose every symbol derives some string.
+            let layout = try CompiledGrammar.Layout(g)
+            let pruned = CompiledGrammar.pruned(g, layout, missing: CompiledGrammar.fixedPoint(layout, .productive).missing) ?? g
+            for (r, rule) in g.rules.enumerated() {
+                let kept = rule.alternatives.filter { alt in
+                    alt.allSatisfy { sym in
+                        switch sym {
+                        case .bytes(let set): !set.isEmpty
+                        case .rule(let x): g.rules.indices.contains(x) && expected[x]
+                        }
+                    }
+                }
+                // (A rule with no alternatives stays as it is: it matches nothing either way.)
+                let replacement: [[Grammar.Symbol]] = rule.alternatives.isEmpty ? [] : [[.bytes(ByteSet())]]
+                #expect(pruned.rules[r].alternatives == (kept.isEmpty ? replacement : kept))
+            }
+            #expect(try CompiledGrammar.nullableRules(g) == Self.roundRobin(g) { sym in
                 if case .bytes = sym { return .never }
                 return .ifRule
             })
@@ -96,14 +116,14 @@ import Testing
         }
     }
 
-    @Test func leftRecursionMatchesSearch() {
+    @Test func leftRecursionMatchesSearch() throws {
         var rng = SplitMix64(seed: 13)
         var refused = 0
         for trial in 0..<2_000 {
             let g = Self.randomGrammar(&rng, rules: 1 + trial % 10)
             // The definition: a reference u→v at the left edge (after nullable rules) that is not
             // the alternative's last symbol, with u reachable from v through left-edge references.
-            let nullable = CompiledGrammar.nullableRules(g)
+            let nullable = try CompiledGrammar.nullableRules(g)
             var left = [[Int]](repeating: [], count: g.rules.count)
             var growing: [(Int, Int)] = []
             for (i, rule) in g.rules.enumerated() {
