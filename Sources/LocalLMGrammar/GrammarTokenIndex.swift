@@ -98,6 +98,8 @@ public final class GrammarTokenIndex: Sendable {
 
     /// Those of them with bytes 0x80 and above (for tests).
     var skippedTextSubtrees: Int { walker.withLock { $0.skippedTextSubtrees } }
+    /// Stack sets whose text walks took within a horizon (see `StackSetDFA.aliveWithin`), for tests.
+    var textSetsWithinHorizon: Int { walker.withLock { $0.textWithinHorizon } }
 
     /// Entries filled by a narrow walk so far (for tests).
     var narrowEntries: Int { walker.withLock { $0.narrowEntries } }
@@ -754,8 +756,13 @@ final class EntryWalker {
         dfa = StackSetDFA(grammar: grammar, searchesText: searchesText)
     }
 
+    /// Sets whose text was taken within a horizon (`StackSetDFA.aliveWithin`), for tests.
+    var textWithinHorizon: Int { retiredTextWithinHorizon + dfa.textWithinHorizon }
+    private var retiredTextWithinHorizon = 0
+
     func prepare() {
         if pool.count > Self.maxNodes || dfa.setCount > Self.maxSets {
+            retiredTextWithinHorizon += dfa.textWithinHorizon
             pool = StackPool()
             // As large as the last one from the start: a walker that filled one DFA fills the next,
             // and growing copies every row again at each doubling.
@@ -958,14 +965,21 @@ final class StackSetDFA {
         // one that fails (text that dies, a region too large) marks the sets it met between
         // characters so that none of them searches again: most of them reach the same end.
         var text = false
-        if searchesText, bytes.w2 | bytes.w3 == 0, horizon == .max, takes[Int(start)].isSuperset(of: Self.leadBytes),
+        if searchesText, bytes.w2 | bytes.w3 == 0, takes[Int(start)].isSuperset(of: Self.leadBytes),
            !textRefuted.contains(start) {
-            let (alive, region) = aliveRegion(from: reached, ascii: bytes, &pool)
-            if alive {
-                text = true
-                reached = region
+            if horizon == .max {
+                let (alive, region) = aliveRegion(from: reached, ascii: bytes, &pool)
+                if alive {
+                    text = true
+                    reached = region
+                } else {
+                    textRefuted.formUnion(region)
+                }
             } else {
-                textRefuted.formUnion(region)
+                // Within the horizon: a long searched pattern (`[a-z0-9_-]{162}`, a UUID) counts
+                // the characters read so far, so its sets never repeat and each is new to a walk.
+                text = aliveWithin(horizon, from: start, ascii: bytes, &pool)
+                if text { textWithinHorizon += 1 }
             }
         }
         let id = Int32(safeSets.count)
@@ -1030,6 +1044,73 @@ final class StackSetDFA {
         return (true, between())
     }
 
+    /// Pairs of a set and a `UTF8Prefix` state `aliveWithin` expands at most.
+    static let maxAliveWithin = 1024
+    /// Per pair of a set and a `UTF8Prefix` state (set · 8 + state): the length up to which every
+    /// text string from it was shown alive by `aliveWithin` (0: not shown), for text whose ASCII
+    /// bytes are `aliveDepthBytes` (a search for other bytes starts the table afresh).
+    private var aliveDepth: [UInt8] = []
+    private var aliveDepthBytes = ByteSet()
+    /// Sets whose text `aliveWithin` showed alive, for tests.
+    private(set) var textWithinHorizon = 0
+
+    /// Whether every string of at most `depth` bytes, each an `ascii` byte or part of a well-formed
+    /// UTF-8 character (the last possibly cut off), read from `start` leaves some stack alive after
+    /// each byte. Breadth first over pairs of a set and a `UTF8Prefix` state, each pair expanded
+    /// once, at the least depth it is met (where the most bytes remain), unless an earlier search
+    /// showed it alive far enough (`aliveDepth`: the sets of a long pattern's consecutive counts
+    /// share most of their searches); false when more than `maxAliveWithin` pairs are expanded.
+    func aliveWithin(_ depth: Int32, from start: Int32, ascii: ByteSet, _ pool: inout StackPool) -> Bool {
+        let depth = Int(min(depth, 255))
+        if ascii != aliveDepthBytes {
+            aliveDepth.removeAll(keepingCapacity: true)
+            aliveDepthBytes = ascii
+        }
+        var met = [UInt8](repeating: 0, count: setCount)  // per set, the UTF-8 states it was met in
+        met[Int(start)] = 1
+        var expanded: [(pair: Int, remaining: Int)] = []
+        var level: [(set: Int32, state: Int)] = [(start, 0)], next: [(set: Int32, state: Int)] = []
+        for d in 0..<depth {
+            let remaining = depth - d
+            next.removeAll(keepingCapacity: true)
+            for (s, state) in level {
+                let pair = Int(s) << 3 | state
+                if pair < aliveDepth.count, Int(aliveDepth[pair]) >= remaining { continue }
+                expanded.append((pair, remaining))
+                if expanded.count > Self.maxAliveWithin { return false }
+                // The bytes that may come in `state`, run by run; a byte going where the one before
+                // went (most of a run) needs no lookup of its pair.
+                var lastV: Int32 = 0, lastAfter = -1
+                func visit(_ b: UInt8, _ after: Int) -> Bool {
+                    var v = table[Int(s) &* 256 &+ Int(b)]
+                    if v < 0 { v = fill(s, b, &pool) }
+                    if v == lastV && after == lastAfter { return true }
+                    lastV = v; lastAfter = after
+                    let t = Int((v >> 2) &- 1)
+                    if t < 0 { return false }
+                    if t >= met.count { met.append(contentsOf: repeatElement(0, count: t - met.count + 64)) }
+                    if met[t] & 1 << after == 0 {
+                        met[t] |= 1 << after
+                        next.append((Int32(t), after))
+                    }
+                    return true
+                }
+                if state == 0 {
+                    for b in UInt8(0)...0x7F where ascii.contains(b) { guard visit(b, 0) else { return false } }
+                }
+                for b in UInt8(state == 0 ? 0xC2 : 0x80)...UInt8(state == 0 ? 0xF4 : 0xBF) {
+                    if let after = UTF8Prefix.next(state, b) { guard visit(b, after) else { return false } }
+                }
+            }
+            if next.isEmpty { break }
+            swap(&level, &next)
+        }
+        let needed = (Int(setCount) << 3) + 8
+        if aliveDepth.count < needed { aliveDepth.append(contentsOf: repeatElement(0, count: needed - aliveDepth.count)) }
+        for (pair, remaining) in expanded where Int(aliveDepth[pair]) < remaining { aliveDepth[pair] = UInt8(remaining) }
+        return true
+    }
+
     /// Computes and stores the transition of `set` on `byte`.
     func fill(_ set: Int32, _ byte: UInt8, _ pool: inout StackPool) -> Int32 {
         // The members into the pool's scratch storage (keeping its capacity), the next set after
@@ -1068,7 +1149,7 @@ final class StackSetDFA {
 struct SafeBytes {
     var bytes: ByteSet
     var horizon: Int32
-    /// Whether well-formed UTF-8 characters are safe too (the horizon then is `Int32.max`): a
+    /// Whether well-formed UTF-8 characters are safe too (within the same horizon): a
     /// subtree with high bytes is taken whole when its paths are well-formed prefixes
     /// (`TokenTrie.utf8Prefixes`) — text in any script inside string content.
     var text = false

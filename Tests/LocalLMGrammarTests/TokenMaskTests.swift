@@ -225,6 +225,21 @@ import LocalLMTokenizers
         #expect(visiting.skippedSubtrees == 0)
     }
 
+    /// A long searched pattern counts the characters read so far: its sets change at every
+    /// character, so they never repeat within `maxHorizon` and their text is shown alive within
+    /// the horizon only (`StackSetDFA.aliveWithin`). Walks take such subtrees whole; where one
+    /// character is refused (`[^П]{300}`), they do not. Each mask equals the one of an index whose
+    /// walks visit every node, and brute force.
+    @Test(arguments: [
+        (#"{"type":"array","items":{"type":"string","pattern":"[0-9a-f]{40}"},"minItems":3}"#, true),
+        ("regex:[^П]{300}x", false),
+    ])
+    func textWithinAHorizonChangesNoMask(_ src: String, takesText: Bool) throws {
+        let (skipping, visiting) = try Self.compareSkippingAndVisiting(src, table: try Self.textTable(), bruteForceEvery: 5)
+        #expect((skipping.textSetsWithinHorizon > 0) == takesText)
+        #expect(visiting.skippedSubtrees == 0)
+    }
+
     /// Keys with a narrow top (a literal's character, whitespace, a number's digit) take a short walk
     /// before any signature is written; keys whose walk runs longer fall back to sharing and
     /// composing. Every mask equals the one of an index that always shares or composes, and brute
