@@ -139,14 +139,9 @@ let maskBenchBenchmark = BenchmarkSuite(name: "maskbench") { arguments in
                 masksSeen += 1
                 if let every = bruteForceEvery, masksSeen % every == 0 {
                     report.bruteForceChecks += 1
-                    for t in 0..<table.count {
-                        var copy = matcher
-                        let expected = copy.accept(token: t)
-                        if expected != (mask[t >> 6] & (1 << UInt64(t & 63)) != 0) {
-                            report.bruteForceDifferences += 1
-                            print("BRUTE FORCE \(name) token \(k): vocabulary token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription) mask \(!expected) accept \(expected)")
-                            break
-                        }
+                    if let (t, inMask, accepted) = matcher.firstDisagreement(with: mask) {
+                        report.bruteForceDifferences += 1
+                        print("BRUTE FORCE \(name) token \(k): vocabulary token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription) mask \(inMask) accept \(accepted)")
                     }
                 }
                 let allowed = mask[id >> 6] & (1 << UInt64(id & 63)) != 0

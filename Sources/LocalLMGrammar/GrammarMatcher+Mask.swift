@@ -6,6 +6,20 @@ extension GrammarMatcher {
         mask.withUnsafeMutableBufferPointer { fillNextTokenBitmask(into: $0) }
     }
 
+    /// The first token of the vocabulary on which `mask` and accepting that token (on a copy of
+    /// this matcher) disagree, with what each said; nil when they agree on every token. Slow (a
+    /// copy and an `accept` per token): the brute-force check of tests and of the MaskBench suite.
+    package func firstDisagreement(with mask: [UInt64]) -> (token: Int, inMask: Bool, accepted: Bool)? {
+        guard let tokens = index?.tokens else { return nil }
+        for t in 0..<tokens.count {
+            var copy = self
+            let accepted = copy.accept(token: t)
+            let inMask = mask.indices.contains(t >> 6) && mask[t >> 6] & (1 << UInt64(t & 63)) != 0
+            if accepted != inMask { return (t, inMask, accepted) }
+        }
+        return nil
+    }
+
     public mutating func fillNextTokenBitmask(into mask: UnsafeMutableBufferPointer<UInt64>) {
         for i in mask.indices { mask[i] = 0 }
         guard let index, !terminated else { return }

@@ -234,6 +234,38 @@ public final class GrammarTokenIndex: Sendable {
 
     private func extend(_ base: MaskEntry, to key: MaskKey, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
         let startSet = dfa.intern(stacks(of: key, in: &pool), &pool)
+        var accepted: [Int32] = []
+        var uncertain: [Int32] = [], prefix: [Int32] = []
+        var sincePrevious = Int32.max  // least common prefix of neighbours since the last kept token
+        walkTokens(base.uncertain, prefixes: base.uncertainPrefix, from: startSet, dfa: dfa, pool: &pool) { k, outcome in
+            sincePrevious = min(sincePrevious, base.uncertainPrefix[k])
+            switch outcome {
+            case .taken: accepted.append(base.uncertain[k])
+            case .undecided:
+                uncertain.append(base.uncertain[k])
+                prefix.append(sincePrevious)
+                sincePrevious = .max
+            case .refused: break
+            }
+        }
+        return MaskEntry(extending: base, accepting: accepted, uncertain: uncertain, prefixes: prefix, tokens: tokens)
+    }
+
+    /// What a token read from a stack set comes to (see `walkTokens`).
+    enum TokenOutcome {
+        /// Some path took its last byte (alive, accepting, or escaped below the known frames).
+        case taken
+        /// Every path died, after one had escaped: the stacks below decide.
+        case undecided
+        case refused
+    }
+
+    /// Reads each token of `list` (in trie order, each with its common prefix with the previous
+    /// one in `prefixes`) from `startSet` through the stack-set DFA, sharing the prefix's steps,
+    /// and tells `body` the index in `list` and the outcome, in order.
+    @inline(__always)
+    private func walkTokens(_ list: [Int32], prefixes: [Int32], from startSet: Int32, dfa: StackSetDFA,
+                            pool: inout StackPool, _ body: (Int, TokenOutcome) -> Void) {
         let levels = tokens.trie.maxDepth + 1
         let setAt = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
         let escapedAt = UnsafeMutablePointer<Bool>.allocate(capacity: levels)
@@ -241,20 +273,16 @@ public final class GrammarTokenIndex: Sendable {
         setAt[0] = startSet
         escapedAt[0] = false
         var valid = 0  // setAt[0...valid] hold the previous token's path
-        var accepted: [Int32] = []
-        var uncertain: [Int32] = [], prefix: [Int32] = []
-        var sincePrevious = Int32.max  // least common prefix of neighbours since the last kept token
         tokens.flatBytes.withUnsafeBufferPointer { flat in
         tokens.flatStart.withUnsafeBufferPointer { start in
-        base.uncertain.withUnsafeBufferPointer { baseTokens in
-        base.uncertainPrefix.withUnsafeBufferPointer { basePrefix in
+        list.withUnsafeBufferPointer { list in
+        prefixes.withUnsafeBufferPointer { prefixes in
             var table = dfa.table  // re-read after `fill`, which may grow it
-            for k in 0..<baseTokens.count {
-                let t = baseTokens[k]
-                let from = Int(start[Int(t)]), count = Int(start[Int(t) &+ 1]) &- from
-                sincePrevious = min(sincePrevious, basePrefix[k])
-                var kept = false
-                var d = min(Int(basePrefix[k]), valid)
+            for k in 0..<list.count {
+                let t = Int(list[k])
+                let from = Int(start[t]), count = Int(start[t &+ 1]) &- from
+                var outcome = TokenOutcome.refused
+                var d = min(Int(prefixes[k]), valid)
                 while d < count {
                     let set = setAt[d], escapedAbove = escapedAt[d]
                     let byte = flat[from &+ d]
@@ -263,35 +291,30 @@ public final class GrammarTokenIndex: Sendable {
                         v = dfa.fill(set, byte, &pool)
                         table = dfa.table
                     }
-                    let next = (v >> 2) &- 1
-                    if v == 0 {
-                        kept = escapedAbove
+                    if v == 0 {  // no stack takes the byte
+                        if escapedAbove { outcome = .undecided }
                         break
                     }
                     if d == count &- 1 {
-                        accepted.append(t)  // some path took the last byte (alive, accepting or escaped)
+                        outcome = .taken
                         break
                     }
-                    if next < 0 {
-                        kept = escapedAbove || v & 2 != 0
+                    let next = (v >> 2) &- 1
+                    if next < 0 {  // the grammar ended (or a path escaped) before the token did
+                        if escapedAbove || v & 2 != 0 { outcome = .undecided }
                         break
                     }
                     setAt[d &+ 1] = next
                     escapedAt[d &+ 1] = escapedAbove || v & 2 != 0
                     d &+= 1
                 }
-                if kept {
-                    uncertain.append(t)
-                    prefix.append(sincePrevious)
-                    sincePrevious = .max
-                }
+                body(k, outcome)
                 valid = min(d, levels &- 1)
             }
         }
         }
         }
         }
-        return MaskEntry(extending: base, accepting: accepted, uncertain: uncertain, prefixes: prefix, tokens: tokens)
     }
 
     /// The stacks a key describes, rebuilt in `pool` (sorted): its known frames over the real root
@@ -580,41 +603,12 @@ public final class GrammarTokenIndex: Sendable {
 
     /// The tokens of `list` (in trie order, each with its common prefix with the previous one) that
     /// some stack of `startSet` takes whole: alive after the last byte, or the grammar ended on it.
+    /// (Full stacks: nothing escapes, so no token is undecided.)
     private func takenWhole(_ list: [Int32], prefixes: [Int32], from startSet: Int32, dfa: StackSetDFA,
                             pool: inout StackPool) -> [Int32] {
         var taken: [Int32] = []
-        let levels = tokens.trie.maxDepth + 1
-        let setAt = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
-        defer { setAt.deallocate() }
-        setAt[0] = startSet
-        var valid = 0  // setAt[0...valid] hold the path of the previous token
-        tokens.flatBytes.withUnsafeBufferPointer { flat in
-        tokens.flatStart.withUnsafeBufferPointer { flatStart in
-            var table = dfa.table  // re-read after `fill`, which may grow it
-            for k in 0..<list.count {
-                let t = Int(list[k])
-                let from = Int(flatStart[t]), count = Int(flatStart[t &+ 1]) &- from
-                var d = min(Int(prefixes[k]), valid)
-                while d < count {
-                    let set = setAt[d], byte = flat[from &+ d]
-                    var v = table[Int(set) &* 256 &+ Int(byte)]
-                    if v < 0 {
-                        v = dfa.fill(set, byte, &pool)
-                        table = dfa.table
-                    }
-                    if v == 0 { break }  // no stack takes the byte
-                    if d == count &- 1 {
-                        taken.append(list[k])
-                        break
-                    }
-                    let next = (v >> 2) &- 1
-                    if next < 0 { break }  // the grammar ended before the token did
-                    setAt[d &+ 1] = next
-                    d &+= 1
-                }
-                valid = min(d, levels &- 1)
-            }
-        }
+        walkTokens(list, prefixes: prefixes, from: startSet, dfa: dfa, pool: &pool) { k, outcome in
+            if outcome == .taken { taken.append(list[k]) }
         }
         return taken
     }

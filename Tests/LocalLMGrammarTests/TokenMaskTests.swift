@@ -23,15 +23,8 @@ import LocalLMTokenizers
 
     /// The first token where `mask` and accepting the token on a copy of `m` disagree, described.
     static func bruteForceDifference(_ m: GrammarMatcher, _ mask: [UInt64], _ table: TokenTable) -> String? {
-        for t in 0..<table.count {
-            var copy = m
-            let expected = copy.accept(token: t)
-            let got = mask[t >> 6] & (1 << UInt64(t & 63)) != 0
-            if expected != got {
-                return "token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(got), accept \(expected)"
-            }
-        }
-        return nil
+        guard let (t, inMask, accepted) = m.firstDisagreement(with: mask) else { return nil }
+        return "token \(t) \(String(decoding: table.tokenBytes[t], as: UTF8.self).debugDescription): mask \(inMask), accept \(accepted)"
     }
 
     /// Walks sampled from the masks (one per seed), checking every `every`-th mask against brute
