@@ -52,23 +52,21 @@ public final class CompiledGrammar: Sendable {
 
     public init(_ source: Grammar) throws(GrammarError) {
         guard source.rules.indices.contains(source.root) else { throw .missingRoot(name: "#\(source.root)") }
-        for rule in source.rules {
-            for alt in rule.alternatives {
-                for case .rule(let r) in alt where !source.rules.indices.contains(r) {
-                    throw .gbnf(message: "reference to undefined rule #\(r)", line: 0, column: 0)
-                }
-            }
-        }
         // The analyses run on the flat layout (arrays of integers, no nested arrays to walk and
         // retain): on a large schema's grammar (10,000 rules, 200,000 positions) they took most
         // of the compile when they walked the rules' alternative arrays.
         var grammar = source
-        var layout = try Layout(grammar)
+        var layout = Layout(grammar)
+        if let r = layout.undefinedReference {
+            throw .gbnf(message: "reference to undefined rule #\(r)", line: 0, column: 0)
+        }
         if let pruned = Self.pruned(grammar, layout, missing: Self.fixedPoint(layout, .productive).missing) {
             grammar = pruned
-            layout = try Layout(grammar)
+            layout = Layout(grammar)
         }
-        try Self.checkLeftRecursion(layout, names: grammar.rules.map(\.name))
+        let names = grammar.rules.map(\.name)
+        try Self.checkLeftRecursion(layout, names: names)
+        if layout.kinds.count > Self.maxPositions { throw .tooLarge(message: "more than \(Self.maxPositions) positions") }
         let kinds = layout.kinds
         self.kinds = kinds
         self.ruleRefs = layout.refs
@@ -77,7 +75,7 @@ public final class CompiledGrammar: Sendable {
         startOffsets = layout.startOffsets
         let starts = (0..<grammar.rules.count).map { r in Array(layout.startList[layout.alternatives(of: r)]) }
         self.ruleStarts = starts
-        self.ruleNames = grammar.rules.map(\.name)
+        self.ruleNames = names
         self.root = Int32(grammar.root)
         self.grammar = grammar
         let terminalStarts = starts.map { $0.filter { kinds[Int($0)] == .terminal } }
@@ -101,19 +99,20 @@ public final class CompiledGrammar: Sendable {
 
     /// A grammar's alternatives laid out as `CompiledGrammar` keeps them: one array of positions,
     /// each alternative ending in an `end` marker. A reference to an undefined rule is kept as -1
-    /// (the analyses treat it as a rule that derives nothing; `init` refuses such grammars first).
+    /// (the analyses treat it as a rule that derives nothing; `init` refuses such grammars, by the
+    /// first one, `undefinedReference`). Its size is the grammar's own: `init` checks it after.
     struct Layout {
         var kinds: [Kind] = [], refs: [Int32] = [], terms: [ByteSet] = []
         /// Rule r's alternatives start at `startList[startOffsets[r]..<startOffsets[r + 1]]`.
         var startList: [Int32] = [], startOffsets: [Int32] = [0]
+        private(set) var undefinedReference: Int?
 
-        init(_ g: Grammar) throws(GrammarError) {
+        init(_ g: Grammar) {
             var positions = 0, alternatives = 0
             for rule in g.rules {
                 alternatives += rule.alternatives.count
                 for alt in rule.alternatives { positions += alt.count + 1 }
             }
-            if positions > CompiledGrammar.maxPositions { throw .tooLarge(message: "more than \(CompiledGrammar.maxPositions) positions") }
             kinds.reserveCapacity(positions); refs.reserveCapacity(positions); terms.reserveCapacity(positions)
             startList.reserveCapacity(alternatives); startOffsets.reserveCapacity(g.rules.count + 1)
             let ruleCount = g.rules.count
@@ -125,7 +124,9 @@ public final class CompiledGrammar: Sendable {
                         case .bytes(let set):
                             kinds.append(.terminal); refs.append(-1); terms.append(set)
                         case .rule(let r):
-                            kinds.append(.rule); refs.append(r >= 0 && r < ruleCount ? Int32(r) : -1); terms.append(ByteSet())
+                            let defined = r >= 0 && r < ruleCount
+                            if !defined && undefinedReference == nil { undefinedReference = r }
+                            kinds.append(.rule); refs.append(defined ? Int32(r) : -1); terms.append(ByteSet())
                         }
                     }
                     kinds.append(.end); refs.append(-1); terms.append(ByteSet())
@@ -188,13 +189,13 @@ public final class CompiledGrammar: Sendable {
     }
 
     /// Rules that can derive the empty string.
-    static func nullableRules(_ g: Grammar) throws(GrammarError) -> [Bool] {
-        fixedPoint(try Layout(g), .nullable).rules
+    static func nullableRules(_ g: Grammar) -> [Bool] {
+        fixedPoint(Layout(g), .nullable).rules
     }
 
     /// Rules that derive some string.
-    static func productiveRules(_ g: Grammar) throws(GrammarError) -> [Bool] {
-        fixedPoint(try Layout(g), .productive).rules
+    static func productiveRules(_ g: Grammar) -> [Bool] {
+        fixedPoint(Layout(g), .productive).rules
     }
 
     /// Which rules `fixedPoint` finds: those deriving some string (a terminal holds when its byte
@@ -310,7 +311,7 @@ public final class CompiledGrammar: Sendable {
 
     /// `checkLeftRecursion` on a grammar, for tests.
     static func checkLeftRecursion(_ g: Grammar) throws(GrammarError) {
-        try checkLeftRecursion(try Layout(g), names: g.rules.map(\.name))
+        try checkLeftRecursion(Layout(g), names: g.rules.map(\.name))
     }
 
     /// Per node, the number of its strongly connected component.

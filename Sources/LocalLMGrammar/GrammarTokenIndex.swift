@@ -1013,29 +1013,44 @@ final class StackSetDFA {
             work.append((s, 0))
         }
         while let (s, state) = work.popLast() {
-            var dead = false
-            func visit(_ b: UInt8, _ next: Int) {
-                let t = Int(step(s, b, &pool))
-                if t < 0 {
-                    dead = true
-                    return
-                }
-                if t >= met.count { met.append(contentsOf: repeatElement(0, count: t - met.count + 64)) }
-                if met[t] & 1 << next == 0 {
-                    met[t] |= 1 << next
-                    pairs += 1
-                    work.append((Int32(t), next))
-                }
+            let alive = textStep(from: s, state: state, ascii: ascii, met: &met, &pool) { t, next in
+                pairs += 1
+                work.append((t, next))
             }
-            if state == 0 {
-                ascii.forEachByte { b in if !dead { visit(b, 0) } }
-            }
-            for b in UInt8(state == 0 ? 0xC2 : 0x80)...UInt8(state == 0 ? 0xF4 : 0xBF) where !dead {
-                if let next = UTF8Prefix.next(state, b) { visit(b, next) }
-            }
-            if dead || pairs > Self.maxAliveRegion { return (false, between()) }
+            if !alive || pairs > Self.maxAliveRegion { return (false, between()) }
         }
         return (true, between())
+    }
+
+    /// Reads from set `s`, in `UTF8Prefix` state `state`, every byte text may continue with there
+    /// (an `ascii` byte between characters, else a byte of a well-formed UTF-8 character), and calls
+    /// `reached` with each pair of a set and a UTF-8 state met for the first time (`met`: per set, a
+    /// bit per state). False, stopping there, when a byte leaves no stack alive. Bytes in a run
+    /// that goes where the one before went (most of one) need no lookup of their pair.
+    private func textStep(from s: Int32, state: Int, ascii: ByteSet, met: inout [UInt8], _ pool: inout StackPool,
+                          reached: (Int32, Int) -> Void) -> Bool {
+        var lastV: Int32 = 0, lastAfter = -1
+        func visit(_ b: UInt8, _ after: Int) -> Bool {
+            var v = table[Int(s) &* 256 &+ Int(b)]
+            if v < 0 { v = fill(s, b, &pool) }
+            if v == lastV && after == lastAfter { return true }
+            lastV = v; lastAfter = after
+            let t = Int((v >> 2) &- 1)
+            if t < 0 { return false }
+            if t >= met.count { met.append(contentsOf: repeatElement(0, count: t - met.count + 64)) }
+            if met[t] & 1 << after == 0 {
+                met[t] |= 1 << after
+                reached(Int32(t), after)
+            }
+            return true
+        }
+        if state == 0 {
+            for b in UInt8(0)...0x7F where ascii.contains(b) { guard visit(b, 0) else { return false } }
+        }
+        for b in UInt8(state == 0 ? 0xC2 : 0x80)...UInt8(state == 0 ? 0xF4 : 0xBF) {
+            if let after = UTF8Prefix.next(state, b) { guard visit(b, after) else { return false } }
+        }
+        return true
     }
 
     /// Pairs of a set and a `UTF8Prefix` state `aliveWithin` expands at most.
@@ -1072,29 +1087,8 @@ final class StackSetDFA {
                 if pair < aliveDepth.count, Int(aliveDepth[pair]) >= remaining { continue }
                 expanded.append((pair, remaining))
                 if expanded.count > Self.maxAliveWithin { return false }
-                // The bytes that may come in `state`, run by run; a byte going where the one before
-                // went (most of a run) needs no lookup of its pair.
-                var lastV: Int32 = 0, lastAfter = -1
-                func visit(_ b: UInt8, _ after: Int) -> Bool {
-                    var v = table[Int(s) &* 256 &+ Int(b)]
-                    if v < 0 { v = fill(s, b, &pool) }
-                    if v == lastV && after == lastAfter { return true }
-                    lastV = v; lastAfter = after
-                    let t = Int((v >> 2) &- 1)
-                    if t < 0 { return false }
-                    if t >= met.count { met.append(contentsOf: repeatElement(0, count: t - met.count + 64)) }
-                    if met[t] & 1 << after == 0 {
-                        met[t] |= 1 << after
-                        next.append((Int32(t), after))
-                    }
-                    return true
-                }
-                if state == 0 {
-                    for b in UInt8(0)...0x7F where ascii.contains(b) { guard visit(b, 0) else { return false } }
-                }
-                for b in UInt8(state == 0 ? 0xC2 : 0x80)...UInt8(state == 0 ? 0xF4 : 0xBF) {
-                    if let after = UTF8Prefix.next(state, b) { guard visit(b, after) else { return false } }
-                }
+                guard textStep(from: s, state: state, ascii: ascii, met: &met, &pool,
+                               reached: { next.append(($0, $1)) }) else { return false }
             }
             if next.isEmpty { break }
             swap(&level, &next)

@@ -55,7 +55,7 @@ import Testing
         return inSet
     }
 
-    @Test func fixedPointsMatchRoundRobin() throws {
+    @Test func fixedPointsMatchRoundRobin() {
         var rng = SplitMix64(seed: 7)
         for trial in 0..<2_000 {
             let g = Self.randomGrammar(&rng, rules: 1 + trial % 12)
@@ -64,9 +64,9 @@ import Testing
                 return .ifRule
             }
             let expected = Self.roundRobin(g, productive)
-            #expect(try CompiledGrammar.productiveRules(g) == expected)
+            #expect(CompiledGrammar.productiveRules(g) == expected)
             // Pruning keeps exactly the alternatives whose every symbol derives some string.
-            let layout = try CompiledGrammar.Layout(g)
+            let layout = CompiledGrammar.Layout(g)
             let pruned = CompiledGrammar.pruned(g, layout, missing: CompiledGrammar.fixedPoint(layout, .productive).missing) ?? g
             for (r, rule) in g.rules.enumerated() {
                 let kept = rule.alternatives.filter { alt in
@@ -81,7 +81,7 @@ import Testing
                 let replacement: [[Grammar.Symbol]] = rule.alternatives.isEmpty ? [] : [[.bytes(ByteSet())]]
                 #expect(pruned.rules[r].alternatives == (kept.isEmpty ? replacement : kept))
             }
-            #expect(try CompiledGrammar.nullableRules(g) == Self.roundRobin(g) { sym in
+            #expect(CompiledGrammar.nullableRules(g) == Self.roundRobin(g) { sym in
                 if case .bytes = sym { return .never }
                 return .ifRule
             })
@@ -116,14 +116,14 @@ import Testing
         }
     }
 
-    @Test func leftRecursionMatchesSearch() throws {
+    @Test func leftRecursionMatchesSearch() {
         var rng = SplitMix64(seed: 13)
         var refused = 0
         for trial in 0..<2_000 {
             let g = Self.randomGrammar(&rng, rules: 1 + trial % 10)
             // The definition: a reference u→v at the left edge (after nullable rules) that is not
             // the alternative's last symbol, with u reachable from v through left-edge references.
-            let nullable = try CompiledGrammar.nullableRules(g)
+            let nullable = CompiledGrammar.nullableRules(g)
             var left = [[Int]](repeating: [], count: g.rules.count)
             var growing: [(Int, Int)] = []
             for (i, rule) in g.rules.enumerated() {
