@@ -34,6 +34,9 @@ public final class CompiledGrammar: Sendable {
     let groupRule: [Int32]
     /// Per rule: the starts of its alternatives that begin with a terminal.
     let terminalStarts: [[Int32]]
+    /// Per position, when the grammar has open text rules (`Grammar.openTextRules`): the open text
+    /// rule one of whose alternatives holds it, else -1. Empty when it has none.
+    let openTextRuleAt: [Int32]
 
     struct CountedFrame: Sendable {
         /// The return position after the character in `chars-star` (`char chars-star | ε`).
@@ -95,6 +98,43 @@ public final class CompiledGrammar: Sendable {
         }
         self.terminalStarts = terminalStarts
         self.groupRule = groupRule
+        openTextRuleAt = Self.openTextRuleAt(grammar, source: source, kinds: kinds, starts: starts)
+    }
+
+    /// `openTextRuleAt` for the recorded open text rules that kept the emitted shape: each
+    /// alternative empty, or a character followed by a reference to an open text rule, none
+    /// removed by pruning. A rule failing it is dropped, then every rule leading into a dropped one.
+    private static func openTextRuleAt(_ g: Grammar, source: Grammar, kinds: [Kind], starts: [[Int32]]) -> [Int32] {
+        guard !g.openTextRules.isEmpty else { return [] }
+        var open = [Bool](repeating: false, count: g.rules.count)
+        for r in g.openTextRules where open.indices.contains(r) { open[r] = true }
+        var users: [Int: [Int]] = [:]  // open rule → the open rules continuing in it
+        var dropped: [Int] = []
+        for r in open.indices where open[r] {
+            let alternatives = g.rules[r].alternatives
+            var shaped = source.rules.indices.contains(r) && source.rules[r].alternatives.count == alternatives.count
+            for alt in alternatives where shaped && !alt.isEmpty {
+                if alt.count >= 2, case .rule(let next) = alt[alt.count - 1], open.indices.contains(next), open[next] {
+                    users[next, default: []].append(r)
+                } else {
+                    shaped = false
+                }
+            }
+            if !shaped { dropped.append(r) }
+        }
+        for r in dropped { open[r] = false }
+        while let r = dropped.popLast() {
+            for u in users[r] ?? [] where open[u] { open[u] = false; dropped.append(u) }
+        }
+        guard open.contains(true) else { return [] }
+        var at = [Int32](repeating: -1, count: kinds.count)
+        for r in open.indices where open[r] {
+            for s in starts[r] {
+                var p = Int(s)
+                while kinds[p] != .end { at[p] = Int32(r); p += 1 }
+            }
+        }
+        return at
     }
 
     /// A grammar's alternatives laid out as `CompiledGrammar` keeps them: one array of positions,

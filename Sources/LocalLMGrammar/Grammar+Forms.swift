@@ -109,6 +109,7 @@ extension Grammar {
         }
         var wrapped = Grammar(rules: rules, root: newRoot)
         wrapped.countedChains = countedChains
+        wrapped.openTextRules = openTextRules
         return wrapped
     }
 

@@ -19,6 +19,12 @@ public struct Grammar: Sendable {
     /// derive each position's entry from the unbounded content's. Empty for grammars from GBNF and
     /// regexes; ignored where a rule does not have the recorded shape.
     var countedChains: [CountedChain] = []
+    /// Rules that, at a character boundary of a JSON string's content, take every character
+    /// written unescaped (`ScalarAutomaton.rawText`) and after it continue in one of these rules:
+    /// the states of a pattern searched without `^` (see `ScalarAutomaton.openStates`). Lets token
+    /// masks take text from them whole. Empty for grammars from GBNF; `CompiledGrammar` drops a
+    /// rule whose alternatives do not have the emitted shape.
+    var openTextRules: [Int] = []
 
     public init(rules: [Rule], root: Int) {
         self.rules = rules
@@ -44,6 +50,7 @@ struct GrammarBuilder {
     typealias Symbol = Grammar.Symbol
     private(set) var rules: [Grammar.Rule] = []
     var countedChains: [Grammar.CountedChain] = []
+    var openTextRules: [Int] = []
     private var classRules: [[ClosedRange<UInt32>]: Int] = [:]
 
     /// Repetition counts above this are refused: `x{0,100000}` would make 100000 rules.
@@ -141,6 +148,7 @@ struct GrammarBuilder {
     func build(root: Int) -> Grammar {
         var g = Grammar(rules: rules, root: root)
         g.countedChains = countedChains
+        g.openTextRules = openTextRules
         return g
     }
 }

@@ -39,7 +39,7 @@ extension GrammarMatcher {
         defer { pool.truncate(to: mark) }
         // A rule's alternatives pushed together share a group entry; other stacks sharing a key
         // share its entry; uncertain tokens are checked against each entry's stacks together.
-        let allKeys = GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar)
+        let allKeys = GrammarTokenIndex.keys(of: stacks, in: pool, grammar: grammar, openText: index.findsOpenText)
         // A mask of one entry without uncertain tokens is a copy of its accepted set: not worth storing.
         var worthStoring = allKeys.count > 1
         defer {

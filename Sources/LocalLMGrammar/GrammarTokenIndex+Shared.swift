@@ -17,6 +17,7 @@ extension GrammarTokenIndex {
         // per position after the first time, so per-schema keys fail without being written out.
         for v in key.slots {
             if v == 0 || v == Self.rootMark { break }
+            if v & Self.openTextMark != 0 { return nil }  // entries made from `OpenTextBase`
             if v & Self.groupMark != 0 { continue }
             if reachWords(from: Int32(v) - 1) > maxWords { return nil }
         }
@@ -78,6 +79,7 @@ extension GrammarTokenIndex {
             for v in key.slots {
                 if v == 0 { out.append(5); break }
                 if v == Self.rootMark { out.append(6); break }
+                if v & Self.openTextMark != 0 && v & Self.groupMark == 0 { return nil }
                 if v & Self.groupMark != 0 {
                     // A group: every terminal-first alternative of the rule, in order.
                     let rule = Int(v & ~Self.groupMark)

@@ -43,6 +43,10 @@ public final class GrammarTokenIndex: Sendable {
     /// walk of their stacks together (see `stateEntry`; false where tests compare with indexes
     /// that fill every key's entry).
     let walksNewNarrowKeysTogether: Bool
+    /// Whether stacks holding an open text rule's (a searched pattern's state) are keyed and
+    /// filled as open text (see `openTextMark`, `openTextEntry`; false where tests compare with
+    /// indexes that walk them like other stacks).
+    let findsOpenText: Bool
     /// Walks of states' stacks (`stateEntry`), apart from the entry walks: their stack sets hold a
     /// matcher's full stacks, which no key's walk meets again, so they would only crowd out the
     /// sets entry walks reuse.
@@ -60,17 +64,18 @@ public final class GrammarTokenIndex: Sendable {
 
     init(grammar: CompiledGrammar, tokens: TokenTable, storesStateMasks: Bool, skipsSafeSubtrees: Bool = true,
          cacheBytes: Int = maxCacheBytes, triesNarrowWalks: Bool = true, narrowWalkNodes: Int = narrowWalkNodes,
-         walksNewNarrowKeysTogether: Bool = true) {
+         walksNewNarrowKeysTogether: Bool = true, findsOpenText: Bool = true) {
         self.grammar = grammar
         self.tokens = tokens
         cache = SanitizableMutex(EntryCache(entries: TwoGenerations(bytesPerGeneration: cacheBytes / 2)))
-        walker = SanitizableMutex(EntryWalker(grammar: grammar))
+        walker = SanitizableMutex(EntryWalker(grammar: grammar, findsOpenText: findsOpenText))
         stateMasks = storesStateMasks ? StateMasks() : nil
         self.skipsSafeSubtrees = skipsSafeSubtrees
         self.triesNarrowWalks = triesNarrowWalks
         self.narrowWalkNodes = narrowWalkNodes
         self.walksNewNarrowKeysTogether = walksNewNarrowKeysTogether
-        stateWalker = SanitizableMutex(EntryWalker(grammar: grammar, searchesText: false))
+        self.findsOpenText = findsOpenText
+        stateWalker = SanitizableMutex(EntryWalker(grammar: grammar, searchesText: false, findsOpenText: findsOpenText))
     }
 
     /// Cached entries held now (for benchmarks and tests).
@@ -100,6 +105,10 @@ public final class GrammarTokenIndex: Sendable {
     var skippedTextSubtrees: Int { walker.withLock { $0.skippedTextSubtrees } }
     /// Stack sets whose text walks took within a horizon (see `StackSetDFA.aliveWithin`), for tests.
     var textSetsWithinHorizon: Int { walker.withLock { $0.textWithinHorizon } }
+    /// Stack sets that held an open text rule's stacks (see `StackPool.holdsOpenText`), for tests.
+    var openTextSets: Int { walker.withLock { $0.openTextSets } }
+    /// Entries made from the vocabulary's open text entry (see `openTextEntry`), for tests.
+    var openTextEntries: Int { walker.withLock { $0.openTextEntries } }
 
     /// Entries filled by a narrow walk so far (for tests).
     var narrowEntries: Int { walker.withLock { $0.narrowEntries } }
@@ -111,6 +120,10 @@ public final class GrammarTokenIndex: Sendable {
     func entry(for key: MaskKey, knownSignature: [UInt32]? = nil) -> MaskEntry {
         if let e = cached(key) { return e }
         if let e = countedEntry(key) {
+            store(e, for: key)
+            return e
+        }
+        if let e = openTextEntry(key) {
             store(e, for: key)
             return e
         }
@@ -138,7 +151,7 @@ public final class GrammarTokenIndex: Sendable {
     private func countedEntry(_ key: MaskKey) -> MaskEntry? {
         let top = UInt32(truncatingIfNeeded: key.lo), below = UInt32(key.lo >> 32)
         guard !grammar.countedFrames.isEmpty, top != 0, below != 0, below != Self.rootMark,
-              top & Self.groupMark != 0
+              top & Self.openTextMark == 0, top & Self.groupMark != 0
                 ? grammar.countedCharacterRules.contains(Int32(top & ~Self.groupMark))
                 : grammar.characterStarts.contains(Int32(top) - 1),
               let frame = grammar.countedFrames[Int32(below) - 1] else { return nil }
@@ -201,7 +214,7 @@ public final class GrammarTokenIndex: Sendable {
     /// character but the names' first ones, then a string's content) thus shares one walk with
     /// every such key of every schema over the vocabulary. Nil when that entry is not shared.
     private func firstByteEntry(_ key: MaskKey) -> MaskEntry? {
-        guard UInt32(truncatingIfNeeded: key.lo) & Self.groupMark == 0 else { return nil }
+        guard UInt32(truncatingIfNeeded: key.lo) & (Self.groupMark | Self.openTextMark) == 0 else { return nil }
         let top = Int(key.lo & 0xFFFF_FFFF) - 1
         guard grammar.terminals.indices.contains(top) else { return nil }
         let bytes = grammar.terminals[top]
@@ -233,7 +246,28 @@ public final class GrammarTokenIndex: Sendable {
     }
 
     private func extend(_ base: MaskEntry, to key: MaskKey, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
-        let startSet = dfa.intern(stacks(of: key, in: &pool), &pool)
+        extend(base, from: dfa.intern(stacks(of: key, in: &pool), &pool), dfa: dfa, pool: &pool)
+    }
+
+    /// The entry of a key whose stacks hold an open text rule's (a pattern searched inside a
+    /// string, see `StackPool.holdsOpenText`): text of any length is taken whole from them, so it
+    /// is the vocabulary's open text entry (`TokenTable.openTextBase`) with the other tokens run
+    /// from the key's stacks. Nil for other keys.
+    private func openTextEntry(_ key: MaskKey) -> MaskEntry? {
+        guard findsOpenText, !grammar.openTextRuleAt.isEmpty else { return nil }
+        return walker.withLock { w in
+            w.prepare()
+            var pool = w.takePool()
+            defer { w.pool = pool }
+            let startSet = w.dfa.intern(stacks(of: key, in: &pool), &pool)
+            guard w.dfa.holdsOpenText(startSet) else { return nil }
+            w.openTextEntries += 1
+            return extend(tokens.openTextBase.entry(tokens), from: startSet, dfa: w.dfa, pool: &pool)
+        }
+    }
+
+    /// `base`'s uncertain tokens run from `startSet` (see `extend(_:to:)`).
+    private func extend(_ base: MaskEntry, from startSet: Int32, dfa: StackSetDFA, pool: inout StackPool) -> MaskEntry {
         var accepted: [Int32] = []
         var uncertain: [Int32] = [], prefix: [Int32] = []
         var sincePrevious = Int32.max  // least common prefix of neighbours since the last kept token
@@ -332,6 +366,9 @@ public final class GrammarTokenIndex: Sendable {
         var q = bottomParent
         for p in frames.reversed() { q = pool.node(p, q) }
         let top = slots[0]
+        if top & Self.openTextMark != 0 && top & Self.groupMark == 0 {
+            return pool.openTextStacks(of: Int32(top & ~Self.openTextMark), on: q, grammar)
+        }
         if top & Self.groupMark != 0 {
             let rule = Int(top & ~Self.groupMark)
             guard grammar.terminalStarts.indices.contains(rule) else { return [] }
@@ -345,12 +382,36 @@ public final class GrammarTokenIndex: Sendable {
     /// One entry then serves them all (a string character's dozen UTF-8 and escape forms, a
     /// pattern state's character classes) instead of one entry and one walk each.
     static let groupMark: UInt32 = 0x8000_0000
+    /// Marks a key's top slot as an open text rule (its id in the low bits): the stacks a
+    /// reference to it pushes on the parent the lower slots describe (`StackPool.forEachStack`),
+    /// whose text is taken whole (see `openTextEntry`). A searched pattern's state is one such
+    /// key, not a group for its character classes and a key for each class written as one terminal.
+    static let openTextMark: UInt32 = 0x4000_0000
 
     /// The mask keys of a set of stacks, each with the stacks it covers: stacks over the same
     /// parent at all terminal-first alternatives of one rule share a group key; the others are
     /// keyed one by one (stacks with equal keys together).
-    static func keys(of stacks: [Int32], in pool: StackPool, grammar: CompiledGrammar) -> [(MaskKey, [Int32])] {
+    static func keys(of stacks: [Int32], in pool: StackPool, grammar: CompiledGrammar, openText: Bool) -> [(MaskKey, [Int32])] {
         var out: [(MaskKey, [Int32])] = []
+        var stacks = stacks
+        if openText, !grammar.openTextRuleAt.isEmpty {
+            var opened = Set<Int32>()
+            let sorted = stacks.sorted()
+            sorted.withUnsafeBufferPointer { members in
+                pool.forEachOpenText(in: members, grammar) { rule, parent in
+                    var group: [Int32] = []
+                    _ = StackPool.forEachStack(ofRule: rule, on: parent, grammar, node: { pool.existing($0, $1) }) {
+                        group.append($0)
+                        return true
+                    }
+                    guard group.allSatisfy({ !opened.contains($0) }) else { return true }
+                    opened.formUnion(group)
+                    out.append((key(top: openTextMark | UInt32(rule), below: parent, in: pool), group.sorted()))
+                    return true
+                }
+            }
+            if !opened.isEmpty { stacks = stacks.filter { !opened.contains($0) } }
+        }
         // (parent, rule, stack) for stacks at an alternative start of a groupable rule.
         var candidates: [(Int32, Int32, Int32)] = []
         var singles: [Int32] = []
@@ -397,7 +458,7 @@ public final class GrammarTokenIndex: Sendable {
         var pool = StackPool()
         let (start, _) = pool.start(g)
         var frontier = Array(pool.sets[start])
-        var keys = Set(Self.keys(of: frontier, in: pool, grammar: g).map(\.0))
+        var keys = Set(Self.keys(of: frontier, in: pool, grammar: g, openText: findsOpenText).map(\.0))
         pool.sets.removeAll()
         var seen = Set(frontier)
         var head = 0  // breadth first: shallow states before deep recursion
@@ -410,7 +471,7 @@ public final class GrammarTokenIndex: Sendable {
             pool.sets = [n]
             let (next, _) = pool.advance(g, 0..<1, byte)
             // Masks key alternatives pushed together as one group.
-            for (k, _) in Self.keys(of: Array(pool.sets[next]), in: pool, grammar: g) { keys.insert(k) }
+            for (k, _) in Self.keys(of: Array(pool.sets[next]), in: pool, grammar: g, openText: findsOpenText) { keys.insert(k) }
             for s in pool.sets[next] where !seen.contains(s) {
                 seen.insert(s)
                 frontier.append(s)
@@ -423,8 +484,13 @@ public final class GrammarTokenIndex: Sendable {
     /// The key of a stack whose top node is `n` in `pool`: its top `keyDepth` positions (+1; 0 =
     /// no frame), and `rootMark` where the stack ends (then the key knows the whole stack).
     static func key(of n: Int32, in pool: StackPool) -> MaskKey {
-        var slots: (UInt32, UInt32, UInt32, UInt32) = (UInt32(pool.pos[Int(n)] + 1), 0, 0, 0)
-        var q = pool.parent[Int(n)]
+        key(top: UInt32(pool.pos[Int(n)] + 1), below: pool.parent[Int(n)], in: pool)
+    }
+
+    /// The key whose top slot is `top` and whose lower slots are the frames of parent `q`.
+    static func key(top: UInt32, below q: Int32, in pool: StackPool) -> MaskKey {
+        var slots: (UInt32, UInt32, UInt32, UInt32) = (top, 0, 0, 0)
+        var q = q
         for slot in 1...keyDepth {
             let v: UInt32
             if q == StackPool.root { v = rootMark } else if slot == keyDepth || q < 0 { break } else { v = UInt32(pool.pos[Int(q)] + 1) }
@@ -480,7 +546,7 @@ public final class GrammarTokenIndex: Sendable {
     /// Whether `key`'s top is one terminal taking at most `maxNarrowTopBytes` bytes.
     func isNarrow(_ key: MaskKey) -> Bool {
         let top = UInt32(truncatingIfNeeded: key.lo)
-        guard top != 0, top & Self.groupMark == 0 else { return false }
+        guard top != 0, top & (Self.groupMark | Self.openTextMark) == 0 else { return false }
         let p = Int(top) - 1
         return grammar.terminals.indices.contains(p) && grammar.terminals[p].count <= Self.maxNarrowTopBytes
     }
@@ -745,22 +811,29 @@ final class EntryWalker {
     var stateWalks = 0
 
     /// `searchesText`: whether its DFA looks for text its sets keep alive (see `StackSetDFA.searchesText`).
-    init(grammar: CompiledGrammar, searchesText: Bool = true) {
+    init(grammar: CompiledGrammar, searchesText: Bool = true, findsOpenText: Bool = true) {
         self.grammar = grammar
-        dfa = StackSetDFA(grammar: grammar, searchesText: searchesText)
+        dfa = StackSetDFA(grammar: grammar, searchesText: searchesText, findsOpenText: findsOpenText)
     }
 
     /// Sets whose text was taken within a horizon (`StackSetDFA.aliveWithin`), for tests.
     var textWithinHorizon: Int { retiredTextWithinHorizon + dfa.textWithinHorizon }
     private var retiredTextWithinHorizon = 0
+    /// Entries made from the open text entry (see `GrammarTokenIndex.openTextEntry`), for tests.
+    var openTextEntries = 0
+    /// Sets holding an open text rule's stacks (`StackPool.holdsOpenText`), for tests.
+    var openTextSets: Int { retiredOpenTextSets + dfa.openTextSets }
+    private var retiredOpenTextSets = 0
 
     func prepare() {
         if pool.count > Self.maxNodes || dfa.setCount > Self.maxSets {
             retiredTextWithinHorizon += dfa.textWithinHorizon
+            retiredOpenTextSets += dfa.openTextSets
             pool = StackPool()
             // As large as the last one from the start: a walker that filled one DFA fills the next,
             // and growing copies every row again at each doubling.
-            dfa = StackSetDFA(grammar: grammar, searchesText: dfa.searchesText, capacity: dfa.capacity)
+            dfa = StackSetDFA(grammar: grammar, searchesText: dfa.searchesText, findsOpenText: dfa.findsOpenText,
+                              capacity: dfa.capacity)
         }
     }
 
@@ -808,9 +881,23 @@ final class StackSetDFA {
     /// Whether `safeBytes` looks for text (`aliveRegion`): not where sets are never met again (walks
     /// of a matcher's whole stacks), as the search costs more than one walk saves.
     let searchesText: Bool
+    /// The index in `safeSets` given at once to every set holding an open text rule's stacks
+    /// (`StackPool.holdsOpenText`): text of any length whose ASCII is `openTextBytes`; -1 when
+    /// the grammar has no open text rules.
+    private let openTextSafe: Int32
+    /// Characters a JSON string holds unescaped, as bytes: printable ASCII but quote and backslash.
+    static let openTextBytes: ByteSet = {
+        var b = ByteSet(range: 0x20...0x7F)
+        b.formIntersection(ByteSet(0x22).union(ByteSet(0x5C)), complemented: true)
+        return b
+    }()
+    /// Whether new sets are looked at for open text (see `openTextSafe`).
+    let findsOpenText: Bool
+    /// Sets given `openTextSafe` when made, for tests.
+    private(set) var openTextSets = 0
 
     /// `capacity`: sets to make room for at first (rounded up to a power of two, at least 16).
-    init(grammar: CompiledGrammar, searchesText: Bool = true, capacity: Int = 16) {
+    init(grammar: CompiledGrammar, searchesText: Bool = true, findsOpenText: Bool = true, capacity: Int = 16) {
         self.grammar = grammar
         self.searchesText = searchesText
         var room = 16
@@ -820,6 +907,13 @@ final class StackSetDFA {
         if room > 16 { takes.reserveCapacity(room) }
         table = .allocate(capacity: room * 256)
         safe = .allocate(capacity: room)
+        self.findsOpenText = findsOpenText
+        if !findsOpenText || grammar.openTextRuleAt.isEmpty {
+            openTextSafe = -1
+        } else {
+            openTextSafe = 0
+            safeSets.append(SafeBytes(bytes: Self.openTextBytes, horizon: .max, text: true))
+        }
     }
 
     deinit {
@@ -830,7 +924,26 @@ final class StackSetDFA {
     var setCount: Int { sets.count }
 
     func intern(_ m: [Int32], _ pool: inout StackPool) -> Int32 {
-        m.withUnsafeBufferPointer { intern($0, positions: pool.pos) }
+        let before = sets.count
+        let id = m.withUnsafeBufferPointer { intern($0, positions: pool.pos) }
+        if sets.count > before { markOpenText(id, pool) }
+        return id
+    }
+
+    /// Whether `set` holds an open text rule's stacks (see `StackPool.holdsOpenText`).
+    func holdsOpenText(_ set: Int32) -> Bool { openTextSafe >= 0 && safe[Int(set)] == openTextSafe }
+
+    /// Gives a new set `openTextSafe` when it holds an open text rule's stacks: its text is then
+    /// taken whole at once, however deep, with no analysis (see `safeBytes`).
+    private func markOpenText(_ id: Int32, _ pool: borrowing StackPool) {
+        guard openTextSafe >= 0 else { return }
+        let holds = sets.words.withUnsafeBufferPointer {
+            pool.holdsOpenText(UnsafeBufferPointer(rebasing: $0[sets.range(id)]), grammar)
+        }
+        if holds {
+            safe[Int(id)] = openTextSafe
+            openTextSets += 1
+        }
     }
 
     /// The id of the set `m` (sorted stack nodes, whose positions are `positions`), made when new.
@@ -1115,7 +1228,9 @@ final class StackSetDFA {
                 var next = UnsafeMutableBufferPointer(rebasing: $0[r])
                 next.sort()
             }
+            let before = sets.count
             id = pool.sets.withUnsafeBufferPointer { intern(UnsafeBufferPointer(rebasing: $0[r]), positions: pool.pos) }
+            if sets.count > before { markOpenText(id, pool) }
         }
         let v = (id + 1) << 2 | (flags.accepting ? 1 : 0) | (flags.escaped ? 2 : 0)
         // Which members take a byte decides where it goes (what follows a terminal does not

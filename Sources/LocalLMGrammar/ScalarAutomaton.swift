@@ -259,12 +259,44 @@ struct ScalarAutomaton {
         }
     }
 
+    /// Scalars a JSON string may hold unescaped: all but controls, quote and backslash.
+    static let rawText = UTF8Ranges.complement([0...0x1F, 0x22...0x22, 0x5C...0x5C])
+
+    /// States from which any text leaves the automaton alive after each scalar: their edges
+    /// together take every scalar of `rawText`, and lead only to such states (each of which can
+    /// still reach an accepting state). The states of a pattern searched without `^` are all
+    /// open (anything may come before the match, and after it when there is no `$`); token masks
+    /// take text from such a state whole without walking it (`Grammar.openTextRules`). The
+    /// greatest such set: states failing either condition are dropped, then the states with an
+    /// edge into a dropped one, until none changes.
+    func openStates() -> [Bool] {
+        let count = edges.count
+        var reverse = [[Int]](repeating: [], count: count)
+        for (q, list) in edges.enumerated() { for e in list { reverse[e.to].append(q) } }
+        var live = accepting
+        var stack = accepting.indices.filter { accepting[$0] }
+        while let q = stack.popLast() {
+            for p in reverse[q] where !live[p] { live[p] = true; stack.append(p) }
+        }
+        var open = [Bool](repeating: false, count: count)
+        for q in 0..<count where live[q] && edges[q].allSatisfy({ live[$0.to] }) {
+            let missing = UTF8Ranges.complement(edges[q].flatMap(\.ranges))
+            open[q] = JSONGrammar.intersect(missing, Self.rawText).isEmpty
+        }
+        var dropped = (0..<count).filter { !open[$0] }
+        while let q = dropped.popLast() {
+            for p in reverse[q] where open[p] { open[p] = false; dropped.append(p) }
+        }
+        return open
+    }
+
     /// Rules for the language: each state a rule whose alternatives are "class, next state" (plus
     /// the empty alternative where accepting). Classes inside a JSON string are written as JSON
     /// allows (escapes for quote, backslash and controls; non-ASCII raw or `\u`-escaped), so one
     /// code point is one step however it is spelled.
     func emit(_ b: inout GrammarBuilder, jsonString: Bool) -> [Grammar.Symbol] {
         let ids = edges.indices.map { b.newRule("pattern-state-\($0)") }
+        for (q, open) in openStates().enumerated() where open { b.openTextRules.append(ids[q]) }
         // Each distinct class is written once (a rule when it has several spellings) and referenced.
         var classes: [Ranges: [Grammar.Symbol]] = [:]
         for (q, list) in edges.enumerated() {

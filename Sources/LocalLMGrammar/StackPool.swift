@@ -52,6 +52,9 @@ struct StackPool {
         return id
     }
 
+    /// The node (position p on top of parent q) when it exists, without making it.
+    func existing(_ p: Int32, _ q: Int32) -> Int32? { index[Self.key(p, q)] }
+
     struct Mark { var nodes: Int; var succ: Int; var memo: Int }
 
     var mark: Mark { Mark(nodes: pos.count, succ: succ.count, memo: memoLog.count) }
@@ -166,5 +169,101 @@ struct StackPool {
         var all = ByteSet()
         for i in range { all.formUnion(g.terminals[Int(pos[Int(sets[i])])]) }
         return all
+    }
+}
+
+extension StackPool {
+    /// Steps `forEachStack(ofRule:)` takes at most (a character class of a few dozen alternatives
+    /// takes that many).
+    static let maxOpenTextExpansion = 512
+
+    /// Calls `body` with each stack a closure pushes for a reference to `rule` on parent `q`, up
+    /// to their first terminals (not those popping past the rule's end), each node given by
+    /// `node` (found or made). False when `node` or `body` returns nil / false, or after
+    /// `maxOpenTextExpansion` steps.
+    static func forEachStack(ofRule rule: Int32, on q: Int32, _ g: CompiledGrammar,
+                             node: (Int32, Int32) -> Int32?, _ body: (Int32) -> Bool) -> Bool {
+        guard g.startOffsets.indices.contains(Int(rule) + 1) else { return false }
+        var work: [(Int32, Int32)] = []
+        for k in Int(g.startOffsets[Int(rule)])..<Int(g.startOffsets[Int(rule) + 1]) { work.append((g.startList[k], q)) }
+        var steps = 0
+        while let (p, q) = work.popLast() {
+            steps += 1
+            if steps > maxOpenTextExpansion { return false }
+            switch g.kinds[Int(p)] {
+            case .terminal:
+                guard let n = node(p, q), body(n) else { return false }
+            case .rule:
+                let ret: Int32
+                if g.kinds[Int(p) + 1] == .end {
+                    ret = q
+                } else {
+                    guard let r = node(p + 1, q) else { return false }
+                    ret = r
+                }
+                let r = Int(g.ruleRefs[Int(p)])
+                for k in Int(g.startOffsets[r])..<Int(g.startOffsets[r + 1]) { work.append((g.startList[k], ret)) }
+            case .end:
+                continue
+            }
+        }
+        return true
+    }
+
+    /// The stacks of a reference to open text rule `rule` on parent `q` (see `forEachStack`),
+    /// made where new, sorted; empty when the rule's expansion is too large.
+    mutating func openTextStacks(of rule: Int32, on q: Int32, _ g: CompiledGrammar) -> [Int32] {
+        var made: [Int32] = []
+        var pool = self
+        self = StackPool()
+        defer { self = pool }
+        guard Self.forEachStack(ofRule: rule, on: q, g, node: { pool.node($0, $1) }, { made.append($0); return true })
+        else { return [] }
+        return made.sorted()
+    }
+
+    /// Calls `body` with each open text rule and parent whose stacks (see `forEachStack`) the
+    /// sorted stack set `members` holds every one of (in the order of their first member met),
+    /// until it returns false. Any text then leaves such a set alive after each byte: a character
+    /// of it is taken by one of the rule's alternatives, which then continues in an open text
+    /// rule on the same parent. Candidates come from members on one of an open text rule's
+    /// positions (over the parent), or returning to one (a character class's alternatives).
+    func forEachOpenText(in members: UnsafeBufferPointer<Int32>, _ g: CompiledGrammar,
+                         _ body: (_ rule: Int32, _ parent: Int32) -> Bool) {
+        let at = g.openTextRuleAt
+        guard !at.isEmpty else { return }
+        var tried: [(rule: Int32, parent: Int32)] = []
+        for n in members {
+            var rule = at[Int(pos[Int(n)])]
+            var below = parent[Int(n)]
+            if rule < 0 {
+                guard below >= 0 else { continue }
+                rule = at[Int(pos[Int(below)])]
+                below = parent[Int(below)]
+                guard rule >= 0 else { continue }
+            }
+            if tried.contains(where: { $0 == (rule, below) }) { continue }
+            tried.append((rule, below))
+            let held = Self.forEachStack(ofRule: rule, on: below, g, node: { existing($0, $1) }) {
+                Self.sortedContains(members, $0)
+            }
+            if held, !body(rule, below) { return }
+        }
+    }
+
+    /// Whether the sorted stack set `members` holds an open text rule's stacks (see `forEachOpenText`).
+    func holdsOpenText(_ members: UnsafeBufferPointer<Int32>, _ g: CompiledGrammar) -> Bool {
+        var held = false
+        forEachOpenText(in: members, g) { _, _ in held = true; return false }
+        return held
+    }
+
+    private static func sortedContains(_ members: UnsafeBufferPointer<Int32>, _ n: Int32) -> Bool {
+        var lo = 0, hi = members.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if members[mid] < n { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < members.count && members[lo] == n
     }
 }

@@ -26,6 +26,8 @@ public final class TokenTable: Sendable {
     let longestStringContent: Int32
     /// Token sets by `stringContent`, built when first asked for (see `StringContent`).
     let stringContentSets = StringContentSets()
+    /// The entry open text keys start from, built when first asked for (see `OpenTextBase`).
+    let openTextBase = OpenTextBase()
 
     public var count: Int { tokenBytes.count }
 
