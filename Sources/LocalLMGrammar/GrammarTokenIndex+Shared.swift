@@ -17,8 +17,7 @@ extension GrammarTokenIndex {
         // per position after the first time, so per-schema keys fail without being written out.
         for v in key.slots {
             if v == 0 || v == Self.rootMark { break }
-            if v & Self.openTextMark != 0 { return nil }  // entries made from `OpenTextBase`
-            if v & Self.groupMark != 0 { continue }
+            if v & (Self.groupMark | Self.openTextMark) != 0 { continue }
             if reachWords(from: Int32(v) - 1) > maxWords { return nil }
         }
         return writeSignature(of: key, maxWords: maxWords, anyFirstByte: anyFirstByte)
@@ -34,8 +33,8 @@ extension GrammarTokenIndex {
         return n
     }
 
-    /// The signature of `key`: its slots in order (group: 9, count, each alternative; frame: 4, what
-    /// follows it; 5 over the unknown; 6 at the root), each reached rule once (7, alternative count,
+    /// The signature of `key`: its slots in order (group: 9, count, each alternative; open text
+    /// rule: 10, count, each alternative; frame: 4, what follows it; 5 over the unknown; 6 at the root), each reached rule once (7, alternative count,
     /// each alternative) in the order first met, rules numbered in that order. Nil when longer than
     /// `maxWords`. Copies each alternative's words from the grammar's `SignatureTemplates` and
     /// renumbers their rule references.
@@ -79,7 +78,15 @@ extension GrammarTokenIndex {
             for v in key.slots {
                 if v == 0 { out.append(5); break }
                 if v == Self.rootMark { out.append(6); break }
-                if v & Self.openTextMark != 0 && v & Self.groupMark == 0 { return nil }
+                if v & Self.openTextMark != 0 {
+                    // An open text rule: its alternatives, in order (the rules they reach follow).
+                    let rule = Int(v & ~Self.openTextMark)
+                    guard g.ruleStarts.indices.contains(rule) else { return nil }
+                    out.append(10); out.append(UInt32(g.ruleStarts[rule].count))
+                    for s in g.ruleStarts[rule] { guard emit(from: s, general: false) else { return nil } }
+                    first = false
+                    continue
+                }
                 if v & Self.groupMark != 0 {
                     // A group: every terminal-first alternative of the rule, in order.
                     let rule = Int(v & ~Self.groupMark)

@@ -123,10 +123,6 @@ public final class GrammarTokenIndex: Sendable {
             store(e, for: key)
             return e
         }
-        if let e = openTextEntry(key) {
-            store(e, for: key)
-            return e
-        }
         // A narrow walk costs less than looking for the entry in other grammars.
         if knownSignature == nil, triesNarrowWalks, let e = narrowEntry(key) {
             store(e, for: key)
@@ -138,7 +134,7 @@ public final class GrammarTokenIndex: Sendable {
             store(e, for: key)
             return e
         }
-        let e = composedEntry(key) ?? firstByteEntry(key) ?? computeEntry(key)
+        let e = openTextEntry(key) ?? composedEntry(key) ?? firstByteEntry(key) ?? computeEntry(key)
         store(e, for: key)
         if let signature { tokens.sharedEntries.store(signature, e) }
         return e
@@ -398,12 +394,7 @@ public final class GrammarTokenIndex: Sendable {
             var opened = Set<Int32>()
             let sorted = stacks.sorted()
             sorted.withUnsafeBufferPointer { members in
-                pool.forEachOpenText(in: members, grammar) { rule, parent in
-                    var group: [Int32] = []
-                    _ = StackPool.forEachStack(ofRule: rule, on: parent, grammar, node: { pool.existing($0, $1) }) {
-                        group.append($0)
-                        return true
-                    }
+                pool.forEachOpenText(in: members, grammar) { rule, parent, group in
                     guard group.allSatisfy({ !opened.contains($0) }) else { return true }
                     opened.formUnion(group)
                     out.append((key(top: openTextMark | UInt32(rule), below: parent, in: pool), group.sorted()))

@@ -223,16 +223,17 @@ extension StackPool {
     }
 
     /// Calls `body` with each open text rule and parent whose stacks (see `forEachStack`) the
-    /// sorted stack set `members` holds every one of (in the order of their first member met),
-    /// until it returns false. Any text then leaves such a set alive after each byte: a character
+    /// sorted stack set `members` holds every one of (in the order of their first member met), and
+    /// those stacks, until it returns false. Any text then leaves such a set alive after each byte: a character
     /// of it is taken by one of the rule's alternatives, which then continues in an open text
     /// rule on the same parent. Candidates come from members on one of an open text rule's
     /// positions (over the parent), or returning to one (a character class's alternatives).
     func forEachOpenText(in members: UnsafeBufferPointer<Int32>, _ g: CompiledGrammar,
-                         _ body: (_ rule: Int32, _ parent: Int32) -> Bool) {
+                         _ body: (_ rule: Int32, _ parent: Int32, _ stacks: [Int32]) -> Bool) {
         let at = g.openTextRuleAt
         guard !at.isEmpty else { return }
         var tried: [(rule: Int32, parent: Int32)] = []
+        var held: [Int32] = []
         for n in members {
             var rule = at[Int(pos[Int(n)])]
             var below = parent[Int(n)]
@@ -244,18 +245,20 @@ extension StackPool {
             }
             if tried.contains(where: { $0 == (rule, below) }) { continue }
             tried.append((rule, below))
-            let held = Self.forEachStack(ofRule: rule, on: below, g, node: { existing($0, $1) }) {
-                Self.sortedContains(members, $0)
+            held.removeAll(keepingCapacity: true)
+            let holds = Self.forEachStack(ofRule: rule, on: below, g, node: { existing($0, $1) }) {
+                held.append($0)
+                return Self.sortedContains(members, $0)
             }
-            if held, !body(rule, below) { return }
+            if holds, !body(rule, below, held) { return }
         }
     }
 
     /// Whether the sorted stack set `members` holds an open text rule's stacks (see `forEachOpenText`).
     func holdsOpenText(_ members: UnsafeBufferPointer<Int32>, _ g: CompiledGrammar) -> Bool {
-        var held = false
-        forEachOpenText(in: members, g) { _, _ in held = true; return false }
-        return held
+        var holds = false
+        forEachOpenText(in: members, g) { _, _, _ in holds = true; return false }
+        return holds
     }
 
     private static func sortedContains(_ members: UnsafeBufferPointer<Int32>, _ n: Int32) -> Bool {

@@ -75,6 +75,26 @@ import Testing
         #expect(walking.openTextEntries == 0 && walking.openTextSets == 0)
     }
 
+    /// Open text entries are shared like others: a second grammar with the same structure (here
+    /// the same schema compiled again) over the same vocabulary finds each of them by signature
+    /// and makes none, and its masks equal the first's and brute force.
+    @Test func openTextEntriesAreShared() throws {
+        let table = try TokenMaskTests.textTable()
+        // Small enough that the keys' signatures stay under `maxSignatureWords` (a searched
+        // pattern's automaton and an object's members around it often do not: such keys are
+        // filled in each grammar).
+        let src = #"{"type":"array","items":{"type":"string","pattern":"[0-9a-f]{6}"},"minItems":2}"#
+        let options = JSONSchemaOptions(whitespace: .flexible, closesUnlistedObjects: false, patternsSearch: true)
+        let first = GrammarTokenIndex(grammar: try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options),
+                                      tokens: table, storesStateMasks: false)
+        let second = GrammarTokenIndex(grammar: try CompiledGrammar(jsonSchema: try JSONValue(parsing: src), options: options),
+                                       tokens: table, storesStateMasks: false)
+        let compared = TokenMaskTests.compareAlongWalks(first, second, steps: 40, bruteForceEvery: 8, label: "first and second")
+        #expect(compared >= 9)
+        #expect(first.openTextEntries > 0)
+        #expect(second.openTextEntries == 0)
+    }
+
     /// A rule recorded as open text that is not (an anchored pattern's states, whose text dies at
     /// the first character outside the pattern) gives masks that brute force refutes: the masks
     /// above are checked by a comparison that catches a wrong record.
