@@ -78,21 +78,15 @@ extension GrammarTokenIndex {
             for v in key.slots {
                 if v == 0 { out.append(5); break }
                 if v == Self.rootMark { out.append(6); break }
-                if v & Self.openTextMark != 0 {
-                    // An open text rule: its alternatives, in order (the rules they reach follow).
-                    let rule = Int(v & ~Self.openTextMark)
-                    guard g.ruleStarts.indices.contains(rule) else { return nil }
-                    out.append(10); out.append(UInt32(g.ruleStarts[rule].count))
-                    for s in g.ruleStarts[rule] { guard emit(from: s, general: false) else { return nil } }
-                    first = false
-                    continue
-                }
-                if v & Self.groupMark != 0 {
-                    // A group: every terminal-first alternative of the rule, in order.
-                    let rule = Int(v & ~Self.groupMark)
-                    guard g.terminalStarts.indices.contains(rule) else { return nil }
-                    out.append(9); out.append(UInt32(g.terminalStarts[rule].count))
-                    for s in g.terminalStarts[rule] { guard emit(from: s, general: false) else { return nil } }
+                if v & (Self.groupMark | Self.openTextMark) != 0 {
+                    // An open text rule: its alternatives; a group: every terminal-first alternative
+                    // of the rule; in order (the rules they reach follow).
+                    let open = v & Self.openTextMark != 0
+                    let rule = Int(v & ~(open ? Self.openTextMark : Self.groupMark))
+                    let starts = open ? g.ruleStarts : g.terminalStarts
+                    guard starts.indices.contains(rule) else { return nil }
+                    out.append(open ? 10 : 9); out.append(UInt32(starts[rule].count))
+                    for s in starts[rule] { guard emit(from: s, general: false) else { return nil } }
                     first = false
                     continue
                 }

@@ -384,9 +384,10 @@ public final class GrammarTokenIndex: Sendable {
     /// key, not a group for its character classes and a key for each class written as one terminal.
     static let openTextMark: UInt32 = 0x4000_0000
 
-    /// The mask keys of a set of stacks, each with the stacks it covers: stacks over the same
-    /// parent at all terminal-first alternatives of one rule share a group key; the others are
-    /// keyed one by one (stacks with equal keys together).
+    /// The mask keys of a set of stacks, each with the stacks it covers: the stacks a reference
+    /// to an open text rule pushes on one parent share an open text key (with `openText`); stacks
+    /// over the same parent at all terminal-first alternatives of one rule share a group key; the
+    /// others are keyed one by one (stacks with equal keys together).
     static func keys(of stacks: [Int32], in pool: StackPool, grammar: CompiledGrammar, openText: Bool) -> [(MaskKey, [Int32])] {
         var out: [(MaskKey, [Int32])] = []
         var stacks = stacks
