@@ -214,6 +214,7 @@ extension StackPool {
     /// made where new, sorted; empty when the rule's expansion is too large.
     mutating func openTextStacks(of rule: Int32, on q: Int32, _ g: CompiledGrammar) -> [Int32] {
         var made: [Int32] = []
+        // Moved into a local (no copy) so that the closure can make nodes in it.
         var pool = self
         self = StackPool()
         defer { self = pool }
@@ -222,12 +223,16 @@ extension StackPool {
         return made.sorted()
     }
 
+    /// Candidates `forEachOpenText` checks at most in one set (each costs up to
+    /// `maxOpenTextExpansion` steps; a state holds one per searched pattern it is inside).
+    static let maxOpenTextCandidates = 64
+
     /// Calls `body` with each open text rule and parent whose stacks (see `forEachStack`) the
-    /// sorted stack set `members` holds every one of (in the order of their first member met), and
-    /// those stacks, until it returns false. Any text then leaves such a set alive after each byte: a character
-    /// of it is taken by one of the rule's alternatives, which then continues in an open text
-    /// rule on the same parent. Candidates come from members on one of an open text rule's
-    /// positions (over the parent), or returning to one (a character class's alternatives).
+    /// sorted stack set `members` holds every one of (in the order of their first member met),
+    /// and those stacks, until it returns false. Any text then leaves such a set alive after each
+    /// byte: a character of it is taken by one of the rule's alternatives, which then continues in
+    /// an open text rule on the same parent. Candidates come from members on one of an open text
+    /// rule's positions (over the parent), or returning to one (a character class's alternatives).
     func forEachOpenText(in members: UnsafeBufferPointer<Int32>, _ g: CompiledGrammar,
                          _ body: (_ rule: Int32, _ parent: Int32, _ stacks: [Int32]) -> Bool) {
         let at = g.openTextRuleAt
@@ -244,6 +249,7 @@ extension StackPool {
                 guard rule >= 0 else { continue }
             }
             if tried.contains(where: { $0 == (rule, below) }) { continue }
+            if tried.count == Self.maxOpenTextCandidates { return }
             tried.append((rule, below))
             held.removeAll(keepingCapacity: true)
             let holds = Self.forEachStack(ofRule: rule, on: below, g, node: { existing($0, $1) }) {
