@@ -91,6 +91,23 @@ struct ScalarAutomaton {
         return ScalarAutomaton(edges: outEdges, accepting: outAccepting, start: start).trimmed()
     }
 
+    /// Per state: the states with an edge into it.
+    func reverseEdges() -> [[Int]] {
+        var reverse = [[Int]](repeating: [], count: edges.count)
+        for (q, list) in edges.enumerated() { for e in list { reverse[e.to].append(q) } }
+        return reverse
+    }
+
+    /// Per state: whether it can reach an accepting state (`reverse` from `reverseEdges`).
+    func liveStates(reverse: [[Int]]) -> [Bool] {
+        var live = accepting
+        var stack = accepting.indices.filter { accepting[$0] }
+        while let q = stack.popLast() {
+            for p in reverse[q] where !live[p] { live[p] = true; stack.append(p) }
+        }
+        return live
+    }
+
     /// Without states that cannot reach an accepting state (the start is kept, possibly dead).
     /// When every string of the language is a run of one class's scalars with a length in an
     /// interval (`[a-z]+`, `^[0-9A-F]{2,8}$`): the class and the interval (max nil: unbounded).
@@ -125,13 +142,7 @@ struct ScalarAutomaton {
     }
 
     func trimmed() -> ScalarAutomaton {
-        var reverse = [[Int]](repeating: [], count: edges.count)
-        for (q, list) in edges.enumerated() { for e in list { reverse[e.to].append(q) } }
-        var live = accepting
-        var stack = accepting.indices.filter { accepting[$0] }
-        while let q = stack.popLast() {
-            for p in reverse[q] where !live[p] { live[p] = true; stack.append(p) }
-        }
+        let live = liveStates(reverse: reverseEdges())
         var newIndex = [Int](repeating: -1, count: edges.count)
         var order: [Int] = []
         for q in edges.indices where live[q] || q == start { newIndex[q] = order.count; order.append(q) }
@@ -271,13 +282,8 @@ struct ScalarAutomaton {
     /// edge into a dropped one, until none changes.
     func openStates() -> [Bool] {
         let count = edges.count
-        var reverse = [[Int]](repeating: [], count: count)
-        for (q, list) in edges.enumerated() { for e in list { reverse[e.to].append(q) } }
-        var live = accepting
-        var stack = accepting.indices.filter { accepting[$0] }
-        while let q = stack.popLast() {
-            for p in reverse[q] where !live[p] { live[p] = true; stack.append(p) }
-        }
+        let reverse = reverseEdges()
+        let live = liveStates(reverse: reverse)
         var open = [Bool](repeating: false, count: count)
         for q in 0..<count where live[q] && edges[q].allSatisfy({ live[$0.to] }) {
             let missing = UTF8Ranges.complement(edges[q].flatMap(\.ranges))
