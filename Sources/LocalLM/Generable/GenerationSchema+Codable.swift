@@ -1,5 +1,8 @@
-/// `GenerationSchema` encodes as the JSON Schema `jsonSchema` describes, and decodes from JSON
-/// Schema of the same shape (so schemas can be stored, or made by other tools).
+/// `GenerationSchema` encodes as the JSON Schema `jsonSchema` describes. It decodes from any JSON
+/// Schema document: one in Apple's shape (what it encodes to) becomes schema nodes again, and any
+/// other (`oneOf`, `minLength`, `format`, `patternProperties`, `definitions`, type lists, …) is kept
+/// whole, so that every keyword reaches the grammar compiler, which enforces it or refuses the schema
+/// with a `GrammarError` naming its path when a response is asked for. No keyword is dropped.
 extension GenerationSchema: Codable {
     public func encode(to encoder: any Encoder) throws {
         try JSONContent(jsonSchema).encode(to: encoder)
@@ -8,15 +11,15 @@ extension GenerationSchema: Codable {
     public init(from decoder: any Decoder) throws {
         let tree = try JSONContent(from: decoder).content
         do {
-            self = try JSONSchemaReader.schema(from: tree)
+            self = try JSONSchemaReader.decoded(tree)
         } catch let error as JSONSchemaReader.Failure {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
 
-    /// Reads JSON Schema text (as `jsonSchemaString` writes it).
+    /// Reads JSON Schema text as decoding does.
     package init(jsonSchema text: String) throws {
-        self = try JSONSchemaReader.schema(from: GeneratedContent(json: text))
+        self = try JSONSchemaReader.decoded(GeneratedContent(json: text))
     }
 }
 
@@ -24,6 +27,85 @@ extension GenerationSchema: Codable {
 enum JSONSchemaReader {
     struct Failure: Error, CustomStringConvertible {
         let description: String
+    }
+
+    /// The schema of a decoded document: schema nodes when `tree` is in Apple's shape, else the
+    /// document verbatim.
+    static func decoded(_ tree: GeneratedContent) throws -> GenerationSchema {
+        guard case .structure = tree.kind else { throw Failure(description: "a schema must be a JSON object") }
+        return isAppleShape(tree) ? try schema(from: tree) : GenerationSchema(verbatimJSONSchema: tree)
+    }
+
+    /// Whether `schema(from:)` reads every keyword of `tree`: each schema object holds only the
+    /// keywords Apple's shape gives its kind (`JSONSchemaEmitter`), with values of the kinds read,
+    /// and named types live under the root's `$defs`. A keyword outside it would be lost.
+    static func isAppleShape(_ tree: GeneratedContent) -> Bool {
+        guard case .structure(let root, _) = tree.kind else { return false }
+        if let defs = root["$defs"] {
+            guard case .structure(let entries, _) = defs.kind, entries.values.allSatisfy({ readsWhole($0, atRoot: false) })
+            else { return false }
+        }
+        return readsWhole(tree, atRoot: true)
+    }
+
+    private static func readsWhole(_ tree: GeneratedContent, atRoot: Bool) -> Bool {
+        guard case .structure(let object, _) = tree.kind else { return false }
+        func isString(_ key: String) -> Bool {
+            if case .string? = object[key]?.kind { return true }
+            return false
+        }
+        func isNumber(_ key: String) -> Bool {
+            if case .number? = object[key]?.kind { return true }
+            return false
+        }
+        func isStrings(_ key: String) -> Bool {
+            guard case .array(let elements)? = object[key]?.kind else { return false }
+            return elements.allSatisfy { if case .string = $0.kind { true } else { false } }
+        }
+        // Keys beside the kind's own: annotations the reader keeps, and the root's definitions.
+        var allowed: Set<String> = ["type", "title", "description"]
+        if atRoot { allowed.insert("$defs") }
+        for key in ["title", "description"] where object[key] != nil && !isString(key) { return false }
+        if object["$ref"] != nil {
+            guard isString("$ref") else { return false }
+            allowed.insert("$ref")
+            return Set(object.keys).isSubset(of: allowed)
+        }
+        if let anyOf = object["anyOf"] {
+            guard case .array(let choices) = anyOf.kind, choices.allSatisfy({ readsWhole($0, atRoot: false) }) else { return false }
+            allowed.insert("anyOf")
+            return Set(object.keys).isSubset(of: allowed)
+        }
+        var fieldsRead = true
+        switch object["type"]?.kind {
+        case .string("object")?:
+            allowed.formUnion(["properties", "required", "x-order", "additionalProperties"])
+            if let properties = object["properties"] {
+                guard case .structure(let members, _) = properties.kind,
+                      members.values.allSatisfy({ readsWhole($0, atRoot: false) }) else { return false }
+            }
+            for key in ["required", "x-order"] where object[key] != nil && !isStrings(key) { return false }
+            // Apple's objects are closed; an open one (true, or a schema for further members) is not.
+            if let extra = object["additionalProperties"], extra.kind != .bool(false) { return false }
+        case .string("string")?:
+            allowed.formUnion(["enum", "pattern"])
+            fieldsRead = (object["enum"] == nil || isStrings("enum")) && (object["pattern"] == nil || isString("pattern"))
+        case .string("integer")?, .string("number")?:
+            allowed.formUnion(["minimum", "maximum"])
+            fieldsRead = (object["minimum"] == nil || isNumber("minimum")) && (object["maximum"] == nil || isNumber("maximum"))
+        case .string("boolean")?, .string("null")?:
+            break
+        case .string("array")?:
+            allowed.formUnion(["items", "minItems", "maxItems"])
+            if let items = object["items"], !readsWhole(items, atRoot: false) { return false }
+            fieldsRead = (object["minItems"] == nil || isNumber("minItems")) && (object["maxItems"] == nil || isNumber("maxItems"))
+        case nil:
+            allowed.insert("enum")
+            fieldsRead = object["enum"] == nil || isStrings("enum")
+        default:
+            return false
+        }
+        return fieldsRead && Set(object.keys).isSubset(of: allowed)
     }
 
     static func schema(from tree: GeneratedContent) throws -> GenerationSchema {
