@@ -197,8 +197,13 @@ extension Kernels {
         @inline(__always) func prefetchRow(_ r: Int) {
             if r + rowsAhead < end { Prefetch.bytes(base + (r + rowsAhead) * stride, count: stride) }
         }
+        // A plain build cannot compile Swift for AVX2; these C kernels are compiled for it per function
+        // and compute exactly what the Swift kernels below compute. Native builds take them too: they
+        // are the faster forms (512-bit where the CPU has AVX-512, four rows at a time with prefetches).
+        if CPUFeatures.avx2FMAF16C, AVX2Rows.rows(w, a, y, start, end) { return }
         #if LOCALLM_NATIVE && arch(x86_64)
-        // Kernels that do four rows at once (prefetching for themselves), then single rows for the rest.
+        // On x86-64 CPUs without F16C (a native build for one): the Swift AVX2 kernels, four rows at
+        // once where they have the form (prefetching for themselves), then single rows for the rest.
         @inline(__always) func byFours(_ four: (Int) -> Void, _ one: (Int) -> Void) {
             var r = start
             while r + 4 <= end { four(r); r += 4 }
@@ -219,12 +224,9 @@ extension Kernels {
                     { y[$0] = DotAVX2.q5_0(base + $0 * stride, a, nb) })
             return
         case .q5_1: for r in start..<end { prefetchRow(r); y[r] = DotAVX2.q5_1(base + r * stride, a, nb) }; return
-        default: break  // Q4_K and Q6_K: the C kernels below (four rows at a time) are faster here too.
+        default: break
         }
         #endif
-        // A plain build cannot compile Swift for AVX2; these C kernels are compiled for it per function
-        // and compute exactly what the Swift kernels below compute.
-        if CPUFeatures.avx2FMAF16C, AVX2Rows.rows(w, a, y, start, end) { return }
         switch w.type {
         case .q8_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q8_0(base + r * stride, a, nb) }
         case .q4_0: for r in start..<end { prefetchRow(r); y[r] = DotFast.q4_0(base + r * stride, a, nb) }
