@@ -48,6 +48,8 @@ struct GenerationSchemaDecodingTests {
         #"{"type": ["string", "null"]}"#,
         ##"{"$defs": {"A": {"type": "string", "format": "email"}}, "$ref": "#/$defs/A"}"##,
         #"{"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 1, "multipleOf": 2}]}"#,
+        ##"{"type": "object", "properties": {"a": {"$ref": "#/properties/b"}, "b": {"type": "integer"}}}"##,
+        ##"{"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#"}}}}"##,
     ])
     func oneKeywordOutsideKeepsTheDocument(_ text: String) throws {
         #expect(try jsonObject(Self.decode(text).jsonSchemaString) == jsonObject(text))

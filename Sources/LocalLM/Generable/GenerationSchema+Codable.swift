@@ -12,7 +12,7 @@ extension GenerationSchema: Codable {
         let tree = try JSONContent(from: decoder).content
         do {
             self = try JSONSchemaReader.decoded(tree)
-        } catch let error as JSONSchemaReader.Failure {
+        } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
@@ -31,9 +31,11 @@ enum JSONSchemaReader {
 
     /// The schema of a decoded document: schema nodes when `tree` is in Apple's shape, else the
     /// document verbatim.
-    static func decoded(_ tree: GeneratedContent) throws -> GenerationSchema {
+    static func decoded(_ tree: GeneratedContent) throws(Failure) -> GenerationSchema {
         guard case .structure = tree.kind else { throw Failure(description: "a schema must be a JSON object") }
-        return isAppleShape(tree) ? try schema(from: tree) : GenerationSchema(verbatimJSONSchema: tree)
+        guard isAppleShape(tree) else { return GenerationSchema(verbatimJSONSchema: tree) }
+        // What the reader cannot resolve (`$ref: #` under a root without a title) the grammar may.
+        return (try? schema(from: tree)) ?? GenerationSchema(verbatimJSONSchema: tree)
     }
 
     /// Whether `schema(from:)` reads every keyword of `tree`: each schema object holds only the
@@ -66,8 +68,11 @@ enum JSONSchemaReader {
         var allowed: Set<String> = ["type", "title", "description"]
         if atRoot { allowed.insert("$defs") }
         for key in ["title", "description"] where object[key] != nil && !isString(key) { return false }
-        if object["$ref"] != nil {
-            guard isString("$ref") else { return false }
+        if let ref = object["$ref"] {
+            // The references the reader resolves: the root, or a type under the root's `$defs`.
+            guard case .string(let target) = ref.kind,
+                  target == "#" || (target.hasPrefix("#/$defs/") && !target.dropFirst(8).contains("/"))
+            else { return false }
             allowed.insert("$ref")
             return Set(object.keys).isSubset(of: allowed)
         }
