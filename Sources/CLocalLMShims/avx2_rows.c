@@ -1962,6 +1962,79 @@ TARGET512 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const 
     for (; r < end; r++) y[r] = dot_q5_0(base + r * stride, a, nb);
 }
 
+/// Q4_K's `q4_K_isum` with two of its four 64-value chunks per instruction: chunk 2p in the low
+/// 256-bit half, chunk 2p + 1 in the high half (`ylo`/`yhi` hold the activation bytes laid out the
+/// same way), each lane's madd formed as the 256-bit kernel forms it, and the halves added at the
+/// end. Integer sums are exact, so every lane is the 256-bit kernel's integer.
+INLINE512 __m256i q4_K_isum_512(const uint8_t *x, const __m512i *ylo, const __m512i *yhi, __m256i *sm_out) {
+    const __m512i mask = _mm512_set1_epi8(0x0F);
+    const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
+    const __m512i sc = _mm512_broadcast_i64x4(_mm256_permute2x128_si256(sm, sm, 0x00));
+    __m512i isum = _mm512_setzero_si512();
+#pragma clang loop unroll(full)
+    for (int p = 0; p < 2; p++) {
+        const __m512i bytes = _mm512_loadu_si512(x + 16 + 64 * p);
+        const __m512i lo = _mm512_and_si512(bytes, mask), hi = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), mask);
+        // Sub-block scales: 2c for the low nibbles of chunk c, 2c + 1 for the high ones.
+        const __m512i slo = _mm512_shuffle_epi8(sc, JOIN256(SPREAD16(4 * p), SPREAD16(4 * p + 2)));
+        const __m512i shi = _mm512_shuffle_epi8(sc, JOIN256(SPREAD16(4 * p + 1), SPREAD16(4 * p + 3)));
+        const __m512i s0 = _mm512_madd_epi16(_mm512_maddubs_epi16(lo, ylo[p]), slo);
+        const __m512i s1 = _mm512_madd_epi16(_mm512_maddubs_epi16(hi, yhi[p]), shi);
+        isum = _mm512_add_epi32(isum, _mm512_add_epi32(s0, s1));
+    }
+    *sm_out = sm;
+    return _mm256_add_epi32(_mm512_castsi512_si256(isum), _mm512_extracti64x4_epi64(isum, 1));
+}
+
+/// `four_q4_K` with `q4_K_isum_512`: the same integers, then the same float operations in the same
+/// order — the same bits. The activation's chunks are paired once per block for the four rows.
+TARGET512 static void four_q4_K_512(const uint8_t *w, long stride, const locallm_activation *a, const __m128i *pairs,
+                                    long nb, float *y) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 m01 = _mm256_setzero_ps(), m23 = _mm256_setzero_ps();
+    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+    for (long b = 0; b < nb; b++) {
+        for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
+        const __m256i pp = _mm256_broadcastsi128_si256(pairs[b]);
+        const __m128 yd = _mm_set1_ps(a->scales[b]);
+        const int8_t *yq = a->qs + 256 * b;
+        // Chunk c's activation: low nibbles take yq[64c..<64c+32], high nibbles yq[64c+32..<64c+64].
+        const __m512i ylo[2] = {JOIN256(load32(yq), load32(yq + 64)), JOIN256(load32(yq + 128), load32(yq + 192))};
+        const __m512i yhi[2] = {JOIN256(load32(yq + 32), load32(yq + 96)), JOIN256(load32(yq + 160), load32(yq + 224))};
+        __m256i sm[4];
+        __m128 dd[4];
+#pragma clang loop unroll(full)
+        for (int k = 0; k < 4; k++) {
+            const uint8_t *x = w + k * stride + 144 * b;
+            const __m256i isum = q4_K_isum_512(x, ylo, yhi, &sm[k]);
+            dd[k] = k4_scaled_d_dmin(x, yd);
+            acc[k] = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd[k]), _mm256_cvtepi32_ps(isum), acc[k]);
+        }
+        const __m256 t01 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[0], sm[1], 0x31), pp));
+        const __m256 t23 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[2], sm[3], 0x31), pp));
+        m01 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[0], dd[1]), t01, m01);
+        m23 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[2], dd[3]), t23, m23);
+    }
+    y[0] = finish_q4_K(acc[0], _mm256_castps256_ps128(m01));
+    y[1] = finish_q4_K(acc[1], _mm256_extractf128_ps(m01, 1));
+    y[2] = finish_q4_K(acc[2], _mm256_castps256_ps128(m23));
+    y[3] = finish_q4_K(acc[3], _mm256_extractf128_ps(m23, 1));
+}
+
+/// `locallm_avx2_rows_q4_K` with the four-row groups in `four_q4_K_512`. Call only when
+/// `locallm_has_avx512_vnni()` is 1.
+TARGET512 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                        float *y, long start, long end) {
+    enum { MAX_PAIRS = 512 };
+    __m128i pairs[MAX_PAIRS];
+    long r = start;
+    if (nb <= MAX_PAIRS) {
+        for (long b = 0; b < nb; b++) pairs[b] = k4_pair_sums(a->bsums + 16 * b);
+        for (; r + 4 <= end; r += 4) four_q4_K_512(base + r * stride, stride, a, pairs, nb, y + r);
+    }
+    for (; r < end; r++) y[r] = dot_q4_K(base + r * stride, a, nb);
+}
+
 #else
 // Not x86-64: the Swift kernels are the path; these are never called (the flag is 0).
 int locallm_has_avx2_fma_f16c(void) { return 0; }
@@ -2005,6 +2078,10 @@ NONE_TILES(q4_K) NONE_TILES(q6_K) NONE_TILES(q4_0) NONE_TILES(q5_0) NONE_TILES(q
         return 0;                                                                                       \
     }
 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end) {
+    (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
+}
+void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end) {
     (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
 }

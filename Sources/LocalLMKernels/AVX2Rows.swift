@@ -34,7 +34,11 @@ package enum AVX2Rows {
     /// The AVX-512 form of the row loop for `type`, or nil; call only when `CPUFeatures.avx512VNNI`.
     @inline(__always)
     package static func wideFunction(for type: GGMLType) -> Rows? {
-        type == .q5_0 ? locallm_avx512_rows_q5_0 : nil
+        switch type {
+        case .q5_0: locallm_avx512_rows_q5_0
+        case .q4_K: locallm_avx512_rows_q4_K
+        default: nil
+        }
     }
 
     /// The AVX2 row loop for `type`, or nil.
