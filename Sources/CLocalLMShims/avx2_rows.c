@@ -407,6 +407,23 @@ INLINE __m256 k4_neg_dmin_pair(__m128 da, __m128 db) {
     return _mm256_xor_ps(both, _mm256_set1_ps(-0.0f));
 }
 
+/// The minimum terms of one block of four Q4_K rows: two rows' terms share each 256-bit `madd`,
+/// conversion and FMA (lane by lane `q4_K_block`'s 128-bit operations).
+INLINE void four_q4_K_mins(const __m256i *sm, const __m128 *dd, __m256i pp, __m256 *m01, __m256 *m23) {
+    const __m256 t01 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[0], sm[1], 0x31), pp));
+    const __m256 t23 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[2], sm[3], 0x31), pp));
+    *m01 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[0], dd[1]), t01, *m01);
+    *m23 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[2], dd[3]), t23, *m23);
+}
+
+/// Four Q4_K rows' results from their block lanes and paired minimum lanes.
+INLINE void four_q4_K_finish(const __m256 *acc, __m256 m01, __m256 m23, float *y) {
+    y[0] = finish_q4_K(acc[0], _mm256_castps256_ps128(m01));
+    y[1] = finish_q4_K(acc[1], _mm256_extractf128_ps(m01, 1));
+    y[2] = finish_q4_K(acc[2], _mm256_castps256_ps128(m23));
+    y[3] = finish_q4_K(acc[3], _mm256_extractf128_ps(m23, 1));
+}
+
 /// Four consecutive Q4_K rows, each exactly as `dot_q4_K`: one pass over the activation for four rows,
 /// and the next group of rows prefetched at the pace they are consumed. The block's pair sums come
 /// precomputed (`pairs[b]`), both F16 scales of a row are widened by one conversion, and two rows'
@@ -431,15 +448,9 @@ TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activa
             dd[k] = k4_scaled_d_dmin(x, yd);
             acc[k] = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd[k]), _mm256_cvtepi32_ps(isum), acc[k]);
         }
-        const __m256 t01 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[0], sm[1], 0x31), pp));
-        const __m256 t23 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[2], sm[3], 0x31), pp));
-        m01 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[0], dd[1]), t01, m01);
-        m23 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[2], dd[3]), t23, m23);
+        four_q4_K_mins(sm, dd, pp, &m01, &m23);
     }
-    y[0] = finish_q4_K(acc[0], _mm256_castps256_ps128(m01));
-    y[1] = finish_q4_K(acc[1], _mm256_extractf128_ps(m01, 1));
-    y[2] = finish_q4_K(acc[2], _mm256_castps256_ps128(m23));
-    y[3] = finish_q4_K(acc[3], _mm256_extractf128_ps(m23, 1));
+    four_q4_K_finish(acc, m01, m23, y);
 }
 
 /// The activation's 16 Q8_K bsums of one block as int16, in order (|sum| ≤ 2,048).
@@ -756,17 +767,26 @@ TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const local
                                    float *y, long start, long end) { ROW_LOOP(dot_q2_K) }
 TARGET void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q3_K) }
-TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) {
+/// A four-row Q4_K kernel (`four_q4_K`, `four_q4_K_512`).
+typedef void (*four_q4_K_kernel)(const uint8_t *, long, const locallm_activation *, const __m128i *, long, float *);
+
+/// Q4_K rows start..<end: groups of four through `four`, the rest one by one.
+INLINE void rows_q4_K(four_q4_K_kernel four, const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                      float *y, long start, long end) {
     // The activation's pair sums, once per call rather than once per block of every group of rows.
     enum { MAX_PAIRS = 512 };
     __m128i pairs[MAX_PAIRS];
     long r = start;
     if (nb <= MAX_PAIRS) {
         for (long b = 0; b < nb; b++) pairs[b] = k4_pair_sums(a->bsums + 16 * b);
-        for (; r + 4 <= end; r += 4) four_q4_K(base + r * stride, stride, a, pairs, nb, y + r);
+        for (; r + 4 <= end; r += 4) four(base + r * stride, stride, a, pairs, nb, y + r);
     }
     for (; r < end; r++) y[r] = dot_q4_K(base + r * stride, a, nb);
+}
+
+TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                   float *y, long start, long end) {
+    rows_q4_K(four_q4_K, base, stride, a, nb, y, start, end);
 }
 TARGET void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q5_K) }
@@ -2010,29 +2030,16 @@ TARGET512 static void four_q4_K_512(const uint8_t *w, long stride, const locallm
             dd[k] = k4_scaled_d_dmin(x, yd);
             acc[k] = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd[k]), _mm256_cvtepi32_ps(isum), acc[k]);
         }
-        const __m256 t01 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[0], sm[1], 0x31), pp));
-        const __m256 t23 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[2], sm[3], 0x31), pp));
-        m01 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[0], dd[1]), t01, m01);
-        m23 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[2], dd[3]), t23, m23);
+        four_q4_K_mins(sm, dd, pp, &m01, &m23);
     }
-    y[0] = finish_q4_K(acc[0], _mm256_castps256_ps128(m01));
-    y[1] = finish_q4_K(acc[1], _mm256_extractf128_ps(m01, 1));
-    y[2] = finish_q4_K(acc[2], _mm256_castps256_ps128(m23));
-    y[3] = finish_q4_K(acc[3], _mm256_extractf128_ps(m23, 1));
+    four_q4_K_finish(acc, m01, m23, y);
 }
 
 /// `locallm_avx2_rows_q4_K` with the four-row groups in `four_q4_K_512`. Call only when
 /// `locallm_has_avx512_vnni()` is 1.
 TARGET512 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                         float *y, long start, long end) {
-    enum { MAX_PAIRS = 512 };
-    __m128i pairs[MAX_PAIRS];
-    long r = start;
-    if (nb <= MAX_PAIRS) {
-        for (long b = 0; b < nb; b++) pairs[b] = k4_pair_sums(a->bsums + 16 * b);
-        for (; r + 4 <= end; r += 4) four_q4_K_512(base + r * stride, stride, a, pairs, nb, y + r);
-    }
-    for (; r < end; r++) y[r] = dot_q4_K(base + r * stride, a, nb);
+    rows_q4_K(four_q4_K_512, base, stride, a, nb, y, start, end);
 }
 
 #else
