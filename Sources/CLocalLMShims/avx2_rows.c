@@ -43,6 +43,13 @@ int locallm_has_avx512_vnni(void) { return cpu_has_avx512_vnni; }
 #define PREFETCH_DISTANCE 8192
 /// Groups of four rows ahead that the four-row loops prefetch (as `Prefetch.groupsAhead`).
 #define GROUPS_AHEAD 4
+/// Bytes ahead of the current block that the one-row streaming loops (Q4_K, Q6_K) prefetch.
+#define STREAM_AHEAD 2048
+
+/// The `lines` cache lines from STREAM_AHEAD bytes past x: called once per block with enough lines to
+/// cover the block, it keeps a row-at-a-time loop's stream that far ahead, one block at a time.
+#define STREAM_PREFETCH(x, lines) \
+    for (int l_ = 0; l_ < (lines); l_++) locallm_prefetch((x) + STREAM_AHEAD + 64 * l_)
 
 /// The F16 at p as a float. Built with `vmovd` (which zeroes the rest of the register) and `vcvtph2ps`:
 /// `_cvtsh_ss` compiles to `vpinsrw` into whatever register is free, which makes every conversion wait
@@ -395,62 +402,20 @@ INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
     return finish_q4_K(acc, m);
 }
 
-/// [yd·d, yd·dmin, 0, 0] of a Q4_K/Q5_K block: both F16 scales widened by one conversion.
-INLINE __m128 k4_scaled_d_dmin(const uint8_t *x, __m128 yd) {
-    return _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128((int)u32_at(x))), yd);
-}
-
-/// The minimum terms' multipliers of two rows, −(yd·dmin) of row A in the low half and of row B in the
-/// high half ((−yd)·dmin, as `q4_K_block` forms it: negating an operand negates the rounded product).
-INLINE __m256 k4_neg_dmin_pair(__m128 da, __m128 db) {
-    const __m256 both = _mm256_set_m128(_mm_permute_ps(db, 0x55), _mm_permute_ps(da, 0x55));
-    return _mm256_xor_ps(both, _mm256_set1_ps(-0.0f));
-}
-
-/// The minimum terms of one block of four Q4_K rows: two rows' terms share each 256-bit `madd`,
-/// conversion and FMA (lane by lane `q4_K_block`'s 128-bit operations).
-INLINE void four_q4_K_mins(const __m256i *sm, const __m128 *dd, __m256i pp, __m256 *m01, __m256 *m23) {
-    const __m256 t01 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[0], sm[1], 0x31), pp));
-    const __m256 t23 = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_permute2x128_si256(sm[2], sm[3], 0x31), pp));
-    *m01 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[0], dd[1]), t01, *m01);
-    *m23 = _mm256_fmadd_ps(k4_neg_dmin_pair(dd[2], dd[3]), t23, *m23);
-}
-
-/// Four Q4_K rows' results from their block lanes and paired minimum lanes.
-INLINE void four_q4_K_finish(const __m256 *acc, __m256 m01, __m256 m23, float *y) {
-    y[0] = finish_q4_K(acc[0], _mm256_castps256_ps128(m01));
-    y[1] = finish_q4_K(acc[1], _mm256_extractf128_ps(m01, 1));
-    y[2] = finish_q4_K(acc[2], _mm256_castps256_ps128(m23));
-    y[3] = finish_q4_K(acc[3], _mm256_extractf128_ps(m23, 1));
-}
-
-/// Four consecutive Q4_K rows, each exactly as `dot_q4_K`: one pass over the activation for four rows,
-/// and the next group of rows prefetched at the pace they are consumed. The block's pair sums come
-/// precomputed (`pairs[b]`), both F16 scales of a row are widened by one conversion, and two rows'
-/// minimum terms share each 256-bit `madd`, conversion and FMA (lane by lane the same operations as
-/// `q4_K_block`'s 128-bit ones).
-TARGET static void four_q4_K(const uint8_t *w, long stride, const locallm_activation *a, const __m128i *pairs, long nb,
-                             float *y) {
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    __m256 m01 = _mm256_setzero_ps(), m23 = _mm256_setzero_ps();
-    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+/// One Q4_K row streamed from memory: `dot_q4_K`'s arithmetic (the same bits) with the activation's
+/// pair sums precomputed (`pairs`, or nil to form them per block) and the row prefetched STREAM_AHEAD
+/// bytes ahead. One row at a time reads each thread's rows as a single sequential stream, which the
+/// memory system serves better than four rows read side by side (measured on Qwen 1.5B decode:
+/// Docs/benchmarking.md).
+INLINE float stream_q4_K(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    __m128 m = _mm_setzero_ps();
     for (long b = 0; b < nb; b++) {
-        for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
-        const __m256i pp = _mm256_broadcastsi128_si256(pairs[b]);
-        const __m128 yd = _mm_set1_ps(a->scales[b]);
-        const int8_t *yq = a->qs + 256 * b;
-        __m256i sm[4];
-        __m128 dd[4];
-#pragma clang loop unroll(full)
-        for (int k = 0; k < 4; k++) {
-            const uint8_t *x = w + k * stride + 144 * b;
-            const __m256i isum = q4_K_isum(x, yq, &sm[k]);
-            dd[k] = k4_scaled_d_dmin(x, yd);
-            acc[k] = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd[k]), _mm256_cvtepi32_ps(isum), acc[k]);
-        }
-        four_q4_K_mins(sm, dd, pp, &m01, &m23);
+        const uint8_t *x = w + 144 * b;
+        STREAM_PREFETCH(x, 3);
+        q4_K_block(x, a->qs + 256 * b, pairs ? pairs[b] : k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
     }
-    four_q4_K_finish(acc, m01, m23, y);
+    return finish_q4_K(acc, m);
 }
 
 /// The activation's 16 Q8_K bsums of one block as int16, in order (|sum| ≤ 2,048).
@@ -522,17 +487,16 @@ INLINE float dot_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
     return hsum8(acc);
 }
 
-/// Four consecutive Q6_K rows, each exactly as `dot_q6_K` (see `four_q4_K`).
-TARGET static void four_q6_K(const uint8_t *w, long stride, const locallm_activation *a, long nb, float *y) {
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+/// One Q6_K row streamed from memory: `dot_q6_K`'s arithmetic with the row prefetched STREAM_AHEAD
+/// bytes ahead (see `stream_q4_K`).
+INLINE float stream_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
+    __m256 acc = _mm256_setzero_ps();
     for (long b = 0; b < nb; b++) {
-        for (int l = 0; l < 14; l++) locallm_prefetch(ahead + 4 * 210 * b + 64 * l);
-        const __m256i bs = bsums16(a->bsums + 16 * b);
-#pragma clang loop unroll(full)
-        for (int k = 0; k < 4; k++) q6_K_block(w + k * stride + 210 * b, a->qs + 256 * b, bs, a->scales[b], &acc[k]);
+        const uint8_t *x = w + 210 * b;
+        STREAM_PREFETCH(x, 4);
+        q6_K_block(x, a->qs + 256 * b, bsums16(a->bsums + 16 * b), a->scales[b], &acc);
     }
-    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
+    return hsum8(acc);
 }
 
 /// Q4_K rows [start, end) times n activations (see MULTI_SIGNED): each block's nibbles, scales and
@@ -767,31 +731,35 @@ TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const local
                                    float *y, long start, long end) { ROW_LOOP(dot_q2_K) }
 TARGET void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q3_K) }
-/// A four-row Q4_K kernel (`four_q4_K`, `four_q4_K_512`).
-typedef void (*four_q4_K_kernel)(const uint8_t *, long, const locallm_activation *, const __m128i *, long, float *);
+/// A one-row Q4_K kernel (`stream_q4_K`, `stream_q4_K_512`).
+typedef float (*stream_q4_K_kernel)(const uint8_t *, const locallm_activation *, const __m128i *, long);
 
-/// Q4_K rows start..<end: groups of four through `four`, the rest one by one.
-INLINE void rows_q4_K(four_q4_K_kernel four, const uint8_t *base, long stride, const locallm_activation *a, long nb,
+/// Q4_K rows start..<end, one at a time through `one`, with the activation's pair sums formed once per
+/// call (per block in the kernel for rows longer than the buffer).
+INLINE void rows_q4_K(stream_q4_K_kernel one, const uint8_t *base, long stride, const locallm_activation *a, long nb,
                       float *y, long start, long end) {
-    // The activation's pair sums, once per call rather than once per block of every group of rows.
     enum { MAX_PAIRS = 512 };
     __m128i pairs[MAX_PAIRS];
-    long r = start;
-    if (nb <= MAX_PAIRS) {
+    const int kept = nb <= MAX_PAIRS;
+    if (kept)
         for (long b = 0; b < nb; b++) pairs[b] = k4_pair_sums(a->bsums + 16 * b);
-        for (; r + 4 <= end; r += 4) four(base + r * stride, stride, a, pairs, nb, y + r);
-    }
-    for (; r < end; r++) y[r] = dot_q4_K(base + r * stride, a, nb);
+    for (long r = start; r < end; r++) y[r] = one(base + r * stride, a, kept ? pairs : NULL, nb);
+}
+
+TARGET static float stream_q4_K_avx2(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb) {
+    return stream_q4_K(w, a, pairs, nb);
 }
 
 TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) {
-    rows_q4_K(four_q4_K, base, stride, a, nb, y, start, end);
+    rows_q4_K(stream_q4_K_avx2, base, stride, a, nb, y, start, end);
 }
 TARGET void locallm_avx2_rows_q5_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q5_K) }
 TARGET void locallm_avx2_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) { BY_FOURS(q6_K) }
+                                   float *y, long start, long end) {
+    for (long r = start; r < end; r++) y[r] = stream_q6_K(base + r * stride, a, nb);
+}
 
 // MARK: - IQ4_NL and IQ4_XS: 4-bit indices into a 16-value non-linear grid
 
@@ -1984,62 +1952,101 @@ TARGET512 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const 
 
 /// Q4_K's `q4_K_isum` with two of its four 64-value chunks per instruction: chunk 2p in the low
 /// 256-bit half, chunk 2p + 1 in the high half (`ylo`/`yhi` hold the activation bytes laid out the
-/// same way), each lane's madd formed as the 256-bit kernel forms it, and the halves added at the
-/// end. Integer sums are exact, so every lane is the 256-bit kernel's integer.
+/// same way), each lane's products formed as the 256-bit kernel forms them, and the halves folded at
+/// the end. Integer sums are exact, so every lane is the 256-bit kernel's integer.
 INLINE512 __m256i q4_K_isum_512(const uint8_t *x, const __m512i *ylo, const __m512i *yhi, __m256i *sm_out) {
     const __m512i mask = _mm512_set1_epi8(0x0F);
     const __m256i sm = _mm256_cvtepu8_epi16(k4_scales_mins(x));
     const __m512i sc = _mm512_broadcast_i64x4(_mm256_permute2x128_si256(sm, sm, 0x00));
-    __m512i isum = _mm512_setzero_si512();
+    __m512i slo_sum = _mm512_setzero_si512(), shi_sum = _mm512_setzero_si512();
 #pragma clang loop unroll(full)
     for (int p = 0; p < 2; p++) {
         const __m512i bytes = _mm512_loadu_si512(x + 16 + 64 * p);
         const __m512i lo = _mm512_and_si512(bytes, mask), hi = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), mask);
-        // Sub-block scales: 2c for the low nibbles of chunk c, 2c + 1 for the high ones.
+        // Sub-block scales: 2c for the low nibbles of chunk c, 2c + 1 for the high ones; the int16
+        // multiply-add fused with the sum (`vpdpwssd`).
         const __m512i slo = _mm512_shuffle_epi8(sc, JOIN256(SPREAD16(4 * p), SPREAD16(4 * p + 2)));
         const __m512i shi = _mm512_shuffle_epi8(sc, JOIN256(SPREAD16(4 * p + 1), SPREAD16(4 * p + 3)));
-        const __m512i s0 = _mm512_madd_epi16(_mm512_maddubs_epi16(lo, ylo[p]), slo);
-        const __m512i s1 = _mm512_madd_epi16(_mm512_maddubs_epi16(hi, yhi[p]), shi);
-        isum = _mm512_add_epi32(isum, _mm512_add_epi32(s0, s1));
+        slo_sum = _mm512_dpwssd_epi32(slo_sum, _mm512_maddubs_epi16(lo, ylo[p]), slo);
+        shi_sum = _mm512_dpwssd_epi32(shi_sum, _mm512_maddubs_epi16(hi, yhi[p]), shi);
     }
     *sm_out = sm;
-    return _mm256_add_epi32(_mm512_castsi512_si256(isum), _mm512_extracti64x4_epi64(isum, 1));
+    return fold512(slo_sum, shi_sum);
 }
 
-/// `four_q4_K` with `q4_K_isum_512`: the same integers, then the same float operations in the same
-/// order — the same bits. The activation's chunks are paired once per block for the four rows.
-TARGET512 static void four_q4_K_512(const uint8_t *w, long stride, const locallm_activation *a, const __m128i *pairs,
-                                    long nb, float *y) {
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    __m256 m01 = _mm256_setzero_ps(), m23 = _mm256_setzero_ps();
-    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+/// `stream_q4_K` with `q4_K_isum_512`: the same integers, then the same float operations in the same
+/// order — the same bits.
+TARGET512 static float stream_q4_K_512(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb) {
+    __m256 acc = _mm256_setzero_ps();
+    __m128 m = _mm_setzero_ps();
     for (long b = 0; b < nb; b++) {
-        for (int l = 0; l < 9; l++) locallm_prefetch(ahead + 4 * 144 * b + 64 * l);
-        const __m256i pp = _mm256_broadcastsi128_si256(pairs[b]);
-        const __m128 yd = _mm_set1_ps(a->scales[b]);
+        const uint8_t *x = w + 144 * b;
+        STREAM_PREFETCH(x, 3);
         const int8_t *yq = a->qs + 256 * b;
         // Chunk c's activation: low nibbles take yq[64c..<64c+32], high nibbles yq[64c+32..<64c+64].
         const __m512i ylo[2] = {JOIN256(load32(yq), load32(yq + 64)), JOIN256(load32(yq + 128), load32(yq + 192))};
         const __m512i yhi[2] = {JOIN256(load32(yq + 32), load32(yq + 96)), JOIN256(load32(yq + 160), load32(yq + 224))};
-        __m256i sm[4];
-        __m128 dd[4];
-#pragma clang loop unroll(full)
-        for (int k = 0; k < 4; k++) {
-            const uint8_t *x = w + k * stride + 144 * b;
-            const __m256i isum = q4_K_isum_512(x, ylo, yhi, &sm[k]);
-            dd[k] = k4_scaled_d_dmin(x, yd);
-            acc[k] = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd[k]), _mm256_cvtepi32_ps(isum), acc[k]);
-        }
-        four_q4_K_mins(sm, dd, pp, &m01, &m23);
+        __m256i sm;
+        const __m256i isum = q4_K_isum_512(x, ylo, yhi, &sm);
+        const __m128i pair = pairs ? pairs[b] : k4_pair_sums(a->bsums + 16 * b);
+        const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(sm, 1), pair));
+        const float yd = a->scales[b];
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), acc);
+        m = _mm_fmadd_ps(_mm_set1_ps(-yd * half_at(x + 2)), mins, m);
     }
-    four_q4_K_finish(acc, m01, m23, y);
+    return finish_q4_K(acc, m);
 }
 
-/// `locallm_avx2_rows_q4_K` with the four-row groups in `four_q4_K_512`. Call only when
+/// `locallm_avx2_rows_q4_K` with its rows in `stream_q4_K_512`. Call only when
 /// `locallm_has_avx512_vnni()` is 1.
 TARGET512 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                         float *y, long start, long end) {
-    rows_q4_K(four_q4_K_512, base, stride, a, nb, y, start, end);
+    rows_q4_K(stream_q4_K_512, base, stride, a, nb, y, start, end);
+}
+
+/// One Q6_K block's 8 int32 lanes for one row, as `q6_K_block` forms them, with two of its 32-value
+/// chunks per instruction: chunks 4h and 4h + 1 of half h in one vector, 4h + 2 and 4h + 3 in another
+/// (their low bits are one 64-byte load; the high bits' shifts differ by chunk, through `vpsllvw` and
+/// `vpsrlvw`), the sub-block scales fused in by `vpdpwssd`, and the two vectors folded at the end.
+/// Integer sums are exact, so every lane is the 256-bit kernel's integer.
+INLINE512 __m256i q6_K_isum_512(const uint8_t *x, const int8_t *yq, __m256i bs) {
+    const __m512i mask4 = _mm512_set1_epi8(0x0F), mask2 = _mm512_set1_epi8(0x30);
+    const __m512i up = JOIN256(_mm256_set1_epi16(4), _mm256_set1_epi16(2));
+    const __m512i down = JOIN256(_mm256_setzero_si256(), _mm256_set1_epi16(2));
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 192)));
+    const __m512i sc[2] = {_mm512_broadcast_i32x4(_mm256_castsi256_si128(sc16)),
+                           _mm512_broadcast_i32x4(_mm256_extracti128_si256(sc16, 1))};
+    __m512i p = _mm512_setzero_si512(), q = _mm512_setzero_si512();
+#pragma clang loop unroll(full)
+    for (int half = 0; half < 2; half++) {
+        const __m512i l = _mm512_loadu_si512(x + 64 * half);
+        const __m512i qh = _mm512_broadcast_i64x4(load32(x + 128 + 32 * half));
+        const __m512i v01 = _mm512_or_si512(_mm512_and_si512(l, mask4), _mm512_and_si512(_mm512_sllv_epi16(qh, up), mask2));
+        const __m512i v23 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), mask4),
+                                            _mm512_and_si512(_mm512_srlv_epi16(qh, down), mask2));
+        const __m512i g01 = _mm512_shuffle_epi8(sc[half], JOIN256(PAIR_SPREAD16(0), PAIR_SPREAD16(1)));
+        const __m512i g23 = _mm512_shuffle_epi8(sc[half], JOIN256(PAIR_SPREAD16(2), PAIR_SPREAD16(3)));
+        p = _mm512_dpwssd_epi32(p, _mm512_maddubs_epi16(v01, _mm512_loadu_si512(yq + 128 * half)), g01);
+        q = _mm512_dpwssd_epi32(q, _mm512_maddubs_epi16(v23, _mm512_loadu_si512(yq + 128 * half + 64)), g23);
+    }
+    return _mm256_add_epi32(q6_K_offsets(sc16, bs), fold512(p, q));
+}
+
+/// `stream_q6_K` with `q6_K_isum_512`: the same integers, then the same FMA per block — the same bits.
+/// Call only when `locallm_has_avx512_vnni()` is 1.
+TARGET512 void locallm_avx512_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                        float *y, long start, long end) {
+    for (long r = start; r < end; r++) {
+        const uint8_t *w = base + r * stride;
+        __m256 acc = _mm256_setzero_ps();
+        for (long b = 0; b < nb; b++) {
+            const uint8_t *x = w + 210 * b;
+            STREAM_PREFETCH(x, 4);
+            const __m256i isum = q6_K_isum_512(x, a->qs + 256 * b, bsums16(a->bsums + 16 * b));
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(a->scales[b] * half_at(x + 208)), _mm256_cvtepi32_ps(isum), acc);
+        }
+        y[r] = hsum8(acc);
+    }
 }
 
 #else
@@ -2089,6 +2096,10 @@ void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_ac
     (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
 }
 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end) {
+    (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
+}
+void locallm_avx512_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end) {
     (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
 }

@@ -37,6 +37,7 @@ package enum AVX2Rows {
         switch type {
         case .q5_0: locallm_avx512_rows_q5_0
         case .q4_K: locallm_avx512_rows_q4_K
+        case .q6_K: locallm_avx512_rows_q6_K
         default: nil
         }
     }

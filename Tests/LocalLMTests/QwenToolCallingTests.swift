@@ -52,7 +52,7 @@ struct QwenToolCallingTests {
         return log.order
     }
 
-    /// Parallel calls from the real model. Asked for a call per city, greedy Qwen 0.5B calls Boston
+    /// Parallel calls from the real model. Asked for a call per city, greedy Qwen 0.5B (on most hosts: see below) calls Boston
     /// alone first, in a ```` ```json ```` fence (llama.cpp's greedy run of the same prompt writes the
     /// same; the next token is a near tie between closing the fence and a second object). Shown
     /// Boston's output, it writes three bare call objects — Boston, Wichita, Pittsburgh — and then
@@ -78,7 +78,13 @@ struct QwenToolCallingTests {
         func cities(_ calls: [Transcript.ToolCall]) -> [String] {
             calls.map { ((try? $0.arguments.value(String.self, forProperty: "city")) ?? "").trimmingCharacters(in: .whitespaces) }
         }
-        #expect(rounds.map(cities) == [["Boston"], ["Boston", "Wichita", "Pittsburgh"]])
+        // The first reply is the near tie above: Boston alone on the AVX2 AMD and AVX-512 Xeon hosts;
+        // on a 2-core AVX-512 AMD host (family 26) the second object wins and the first round is all
+        // three (the same with the decode kernels before and after 2026-12-02's one-row change, so the
+        // host's run-time-chosen prompt arithmetic, not a kernel change, tips it). Either way the
+        // last round is the three calls, in the order written.
+        let oneThenThree = [["Boston"], ["Boston", "Wichita", "Pittsburgh"]], threeAtOnce = [["Boston", "Wichita", "Pittsburgh"]]
+        #expect([oneThenThree, threeAtOnce].contains(rounds.map(cities)))
         #expect(log.peak == 3)
         let several = try #require(rounds.last)
         let outputs = response.transcriptEntries.compactMap { entry -> Transcript.ToolOutput? in

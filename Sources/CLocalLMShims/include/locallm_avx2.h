@@ -128,6 +128,11 @@ void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_ac
 /// integers before the same float operations: the same bits. Call only when `locallm_has_avx512_vnni()` is 1.
 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end);
+/// Q6_K's decode rows with two 32-value chunks per 512-bit instruction and the scales fused by `vpdpwssd`,
+/// folded to the AVX2 form's integers before the same float operations: the same bits. Call only when
+/// `locallm_has_avx512_vnni()` is 1.
+void locallm_avx512_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end);
 int locallm_avx512_tiles_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
 int locallm_avx512_tiles_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
