@@ -394,15 +394,7 @@ INLINE float finish_q4_K(__m256 acc, __m128 m) {
     return hsum8(acc) + ((mm[0] + mm[2]) + (mm[1] + mm[3]));
 }
 
-INLINE float dot_q4_K(const uint8_t *w, const locallm_activation *a, long nb) {
-    __m256 acc = _mm256_setzero_ps();
-    __m128 m = _mm_setzero_ps();
-    for (long b = 0; b < nb; b++)
-        q4_K_block(w + 144 * b, a->qs + 256 * b, k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
-    return finish_q4_K(acc, m);
-}
-
-/// One Q4_K row streamed from memory: `dot_q4_K`'s arithmetic (the same bits) with the activation's
+/// One Q4_K row: `q4_K_block` over its blocks in order and `finish_q4_K`, with the activation's
 /// pair sums precomputed (`pairs`, or nil to form them per block) and the row prefetched STREAM_AHEAD
 /// bytes ahead. One row at a time reads each thread's rows as a single sequential stream, which the
 /// memory system serves better than four rows read side by side (measured on Qwen 1.5B decode:
@@ -481,14 +473,8 @@ INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, __m256i bs, float yd,
     *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x + 208)), _mm256_cvtepi32_ps(isum), *acc);
 }
 
-INLINE float dot_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
-    __m256 acc = _mm256_setzero_ps();
-    for (long b = 0; b < nb; b++) q6_K_block(w + 210 * b, a->qs + 256 * b, bsums16(a->bsums + 16 * b), a->scales[b], &acc);
-    return hsum8(acc);
-}
-
-/// One Q6_K row streamed from memory: `dot_q6_K`'s arithmetic with the row prefetched STREAM_AHEAD
-/// bytes ahead (see `stream_q4_K`).
+/// One Q6_K row: `q6_K_block` over its blocks in order and one final sum, with the row prefetched
+/// STREAM_AHEAD bytes ahead (see `stream_q4_K`).
 INLINE float stream_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
     for (long b = 0; b < nb; b++) {
@@ -501,7 +487,7 @@ INLINE float stream_q6_K(const uint8_t *w, const locallm_activation *a, long nb)
 
 /// Q4_K rows [start, end) times n activations (see MULTI_SIGNED): each block's nibbles, scales and
 /// minimums unpacked once, then for each activation exactly `q4_K_block`'s integer sums, FMAs and min
-/// terms, and `dot_q4_K`'s final sum.
+/// terms, and `stream_q4_K`'s final sum.
 TARGET void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                                     float *y, long ystride, long start, long end) {
     if (n > LOCALLM_MULTI_MAX) return;
