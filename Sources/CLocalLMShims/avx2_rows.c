@@ -375,6 +375,14 @@ INLINE __m256i q4_K_isum(const uint8_t *x, const int8_t *yq, __m256i *sm_out) {
     return isum;
 }
 
+/// The float part of `q4_K_block`, from the block's integer lanes `isum` and its scales/mins `sm`
+/// (every form that computes those integers otherwise, e.g. 512 bits at a time, finishes here).
+INLINE void q4_K_block_add(const uint8_t *x, __m256i isum, __m256i sm, __m128i pairs, float yd, __m256 *acc, __m128 *m) {
+    const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(sm, 1), pairs));
+    *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), *acc);
+    *m = _mm_fmadd_ps(_mm_set1_ps(-yd * half_at(x + 2)), mins, *m);
+}
+
 /// One Q4_K block of one row in ggml's order: its 8 int32 lanes (scaled sub-block sums) FMAed with d
 /// into the row's 8-lane accumulator, and its 4 min terms (two sub-blocks each: lane c is
 /// mins[2c]·pair[2c] + mins[2c+1]·pair[2c+1]) FMAed with −dmin into the row's 4 min lanes. The
@@ -382,9 +390,7 @@ INLINE __m256i q4_K_isum(const uint8_t *x, const int8_t *yq, __m256i *sm_out) {
 INLINE void q4_K_block(const uint8_t *x, const int8_t *yq, __m128i pairs, float yd, __m256 *acc, __m128 *m) {
     __m256i sm;
     const __m256i isum = q4_K_isum(x, yq, &sm);
-    const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(sm, 1), pairs));
-    *acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), *acc);
-    *m = _mm_fmadd_ps(_mm_set1_ps(-yd * half_at(x + 2)), mins, *m);
+    q4_K_block_add(x, isum, sm, pairs, yd, acc, m);
 }
 
 /// A Q4_K row's result: the block lanes' sum plus the min lanes as ((m0 + m2) + (m1 + m3)).
@@ -1974,11 +1980,7 @@ TARGET512 static float stream_q4_K_512(const uint8_t *w, const locallm_activatio
         const __m512i yhi[2] = {JOIN256(load32(yq + 32), load32(yq + 96)), JOIN256(load32(yq + 160), load32(yq + 224))};
         __m256i sm;
         const __m256i isum = q4_K_isum_512(x, ylo, yhi, &sm);
-        const __m128i pair = pairs ? pairs[b] : k4_pair_sums(a->bsums + 16 * b);
-        const __m128 mins = _mm_cvtepi32_ps(_mm_madd_epi16(_mm256_extracti128_si256(sm, 1), pair));
-        const float yd = a->scales[b];
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(yd * half_at(x)), _mm256_cvtepi32_ps(isum), acc);
-        m = _mm_fmadd_ps(_mm_set1_ps(-yd * half_at(x + 2)), mins, m);
+        q4_K_block_add(x, isum, sm, pairs ? pairs[b] : k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
     }
     return finish_q4_K(acc, m);
 }
