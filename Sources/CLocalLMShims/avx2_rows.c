@@ -43,7 +43,7 @@ int locallm_has_avx512_vnni(void) { return cpu_has_avx512_vnni; }
 #define PREFETCH_DISTANCE 8192
 /// Groups of four rows ahead that the four-row loops prefetch (as `Prefetch.groupsAhead`).
 #define GROUPS_AHEAD 4
-/// Bytes ahead of the current block that the one-row streaming loops (Q4_K, Q6_K) prefetch.
+/// Bytes ahead of the current block that the one-row streaming loops (Q8_0, Q5_0, Q4_K, Q6_K) prefetch.
 #define STREAM_AHEAD 2048
 
 /// The `lines` cache lines from STREAM_AHEAD bytes past x: called once per block with enough lines to
@@ -125,10 +125,14 @@ INLINE void prefetch_row(const uint8_t *p, long stride) {
 
 // MARK: - 32-element blocks
 
+/// One Q8_0 row, prefetched STREAM_AHEAD bytes ahead: the decode rows run one at a time, each thread's
+/// rows one sequential stream (see `stream_q4_K`; Gemma 3 270M native decode on the AVX2 AMD host,
+/// alternating: 38.3 / 41.1 / 38.0 tok/s with four rows side by side, 45.5 / 46.5 / 44.3 with this).
 INLINE float dot_q8_0(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
     for (long b = 0; b < nb; b++) {
         const uint8_t *x = w + 34 * b;
+        STREAM_PREFETCH(x, 1);
         const __m256i s = signed_dot(load32(x + 2), load32(a->qs + 32 * b));
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
     }
@@ -169,6 +173,7 @@ INLINE float dot_q5_0(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
     for (long b = 0; b < nb; b++) {
         const uint8_t *x = w + 22 * b;
+        STREAM_PREFETCH(x, 1);
         const __m256i s = signed_dot(q5_0_values(x), load32(a->qs + 32 * b));
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
     }
@@ -211,7 +216,6 @@ INLINE float dot_q5_1(const uint8_t *w, const locallm_activation *a, long nb) {
     }
 
 FOUR_ROWS(q8_0, 34, 3, signed_dot(load32(x + 2), yq), 0, (void)mins)
-FOUR_ROWS(q5_0, 22, 2, signed_dot(q5_0_values(x), yq), 0, (void)mins)
 FOUR_ROWS(q4_1, 20, 2, unsigned_dot(nibbles(x + 4), yq), 1, mins[k] += half_at(x + 2) * a->sums[b])
 
 /// Rows [start, end) times `n` activations (n ≤ LOCALLM_MULTI_MAX) for weights whose block values are
@@ -266,7 +270,9 @@ MULTI_SIGNED(q5_0, 22, q5_0_values(x))
     for (; r < end; r++) y[r] = dot_##NAME(base + r * stride, a, nb);
 
 TARGET void locallm_avx2_rows_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                                   float *y, long start, long end) { BY_FOURS(q8_0) }
+                                   float *y, long start, long end) {
+    for (long r = start; r < end; r++) y[r] = dot_q8_0(base + r * stride, a, nb);
+}
 TARGET void locallm_avx2_rows_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q4_0) }
 TARGET void locallm_avx2_rows_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
@@ -283,49 +289,38 @@ INLINE __m256i q5_0_offsets(const int8_t *yq) {
 }
 
 /// The longest rows (in blocks) whose offsets `locallm_avx2_rows_q5_0` keeps on the stack (32,768
-/// columns); longer rows take the signed four-row kernel, which computes the same values.
+/// columns); longer rows take `dot_q5_0`, which computes the same values.
 #define Q5_0_MAX_OFFSETS 1024
 
-/// Four Q5_0 rows, each exactly as `dot_q5_0`: the same int32 lanes, formed as unsigned values · y
-/// minus the activation's offsets (`offs[b]`, once per call for every row) rather than with the sign
-/// trick, and the four rows' d · d' products from one conversion and one multiply. The lanes equal
-/// the sign trick's for activations in −127…127, which is all Q8_0 quantization writes (|x|/d with
-/// d = max|x|/127); the sign trick could not negate −128 either.
-TARGET static void four_q5_0_unsigned(const uint8_t *w, long stride, const locallm_activation *a, const __m256i *offs,
-                                      long nb, float *y) {
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
+/// One Q5_0 row exactly as `dot_q5_0`: the same int32 lanes, formed as unsigned values · y minus the
+/// activation's offsets (`offs[b]`, once per call for every row) rather than with the sign trick. The
+/// lanes equal the sign trick's for activations in −127…127, which is all Q8_0 quantization writes
+/// (|x|/d with d = max|x|/127); the sign trick could not negate −128 either. Read as one sequential
+/// stream prefetched STREAM_AHEAD bytes ahead (see `stream_q4_K`): from DRAM on the AVX2 AMD host,
+/// alternating with the four-row form it replaced, Qwen 0.5B's attention-q rows 8.1 / 8.9 → 12.1 / 11.7
+/// GB/s, and its native decode 29.1 / 26.7 / 24.2 → 31.4 / 30.6 / 26.7 tok/s.
+INLINE float stream_q5_0(const uint8_t *w, const locallm_activation *a, const __m256i *offs, long nb) {
+    __m256 acc = _mm256_setzero_ps();
     const __m256i ones = _mm256_set1_epi16(1);
     for (long b = 0; b < nb; b++) {
-        const long o = 22 * b;
-        locallm_prefetch(ahead + 4 * o);
-        locallm_prefetch(ahead + 4 * o + 64);
-        const __m256i yq = load32(a->qs + 32 * b), off = offs[b];
-        const uint8_t *x0 = w + o, *x1 = x0 + stride, *x2 = x1 + stride, *x3 = x2 + stride;
-        uint16_t h0, h1, h2, h3;
-        memcpy(&h0, x0, 2); memcpy(&h1, x1, 2); memcpy(&h2, x2, 2); memcpy(&h3, x3, 2);
-        const __m128 d = _mm_mul_ps(_mm_cvtph_ps(_mm_setr_epi16((short)h0, (short)h1, (short)h2, (short)h3, 0, 0, 0, 0)),
-                                    _mm_set1_ps(a->scales[b]));
-        const __m256 dd = _mm256_castps128_ps256(d);
-        const uint8_t *xs[4] = {x0, x1, x2, x3};
-#pragma clang loop unroll(full)
-        for (int k = 0; k < 4; k++) {
-            const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(q5_0_unsigned(xs[k]), yq), ones), off);
-            const __m256 dk = _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(k));
-            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), dk, acc[k]);
-        }
+        const uint8_t *x = w + 22 * b;
+        STREAM_PREFETCH(x, 1);
+        const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(q5_0_unsigned(x), load32(a->qs + 32 * b)), ones),
+                                           offs[b]);
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(half_at(x) * a->scales[b]), acc);
     }
-    for (int k = 0; k < 4; k++) y[k] = hsum8(acc[k]);
+    return hsum8(acc);
 }
 
 TARGET void locallm_avx2_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) {
-    if (nb > Q5_0_MAX_OFFSETS || end - start < 4) { BY_FOURS(q5_0) return; }
+    if (nb > Q5_0_MAX_OFFSETS || end - start < 4) {
+        for (long r = start; r < end; r++) y[r] = dot_q5_0(base + r * stride, a, nb);
+        return;
+    }
     __m256i offs[Q5_0_MAX_OFFSETS];
     for (long b = 0; b < nb; b++) offs[b] = q5_0_offsets(a->qs + 32 * b);
-    long r = start;
-    for (; r + 4 <= end; r += 4) four_q5_0_unsigned(base + r * stride, stride, a, offs, nb, y + r);
-    for (; r < end; r++) y[r] = dot_q5_0(base + r * stride, a, nb);
+    for (long r = start; r < end; r++) y[r] = stream_q5_0(base + r * stride, a, offs, nb);
 }
 TARGET void locallm_avx2_rows_q5_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { ROW_LOOP(dot_q5_1) }
@@ -1880,10 +1875,10 @@ INLINE512 __m256 q5_0_pair_scales(const uint8_t *w, long stride, long o, float y
     return _mm256_mul_ps(d, _mm256_setr_ps(yd0, yd0, yd0, yd0, yd1, yd1, yd1, yd1));
 }
 
-/// `four_q5_0_unsigned` two blocks per 512-bit vector: block b's int32 lanes in the low half, block
-/// b + 1's in the high half, each formed as the 256-bit kernel forms it (nibbles, the fifth bit added
-/// from a mask register, unsigned values · y less the offsets), and each row's FMA chain taking the
-/// halves in block order — the same bits.
+/// `stream_q5_0`'s lanes for four rows side by side, two blocks per 512-bit vector: block b's int32
+/// lanes in the low half, block b + 1's in the high half, each formed as the 256-bit kernel forms it
+/// (nibbles, the fifth bit added from a mask register, unsigned values · y less the offsets), and each
+/// row's FMA chain taking the halves in block order — the same bits.
 TARGET512 static void four_q5_0_512(const uint8_t *w, long stride, const locallm_activation *a, const __m256i *offs,
                                     long nb, float *y) {
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
@@ -2020,6 +2015,14 @@ INLINE512 __m256i q6_K_isum_512(const uint8_t *x, const int8_t *yq, __m256i bs) 
     return _mm256_add_epi32(q6_K_offsets(sc16, bs), fold512(p, q));
 }
 
+/// Q8_0's decode rows on AVX-512 CPUs: four rows side by side (`four_q8_0`, 256-bit), as before the
+/// AVX2 rows went one at a time. On the AVX-512 AMD host Qwen's Q8_0 output rows streamed at 117% of the
+/// measured bandwidth this way (Docs/benchmarking.md), and one row at a time is slower in cache (it
+/// loads each activation block once per row); the one-row form was measured only on the AVX2 host.
+/// The same bits as `dot_q8_0`.
+TARGET void locallm_avx512_rows_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                                     float *y, long start, long end) { BY_FOURS(q8_0) }
+
 /// `stream_q6_K` with `q6_K_isum_512`: the same integers, then the same FMA per block — the same bits.
 /// Call only when `locallm_has_avx512_vnni()` is 1.
 TARGET512 void locallm_avx512_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
@@ -2079,18 +2082,12 @@ NONE_TILES(q4_K) NONE_TILES(q6_K) NONE_TILES(q4_0) NONE_TILES(q5_0) NONE_TILES(q
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
         return 0;                                                                                       \
     }
-void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                              float *y, long start, long end) {
-    (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
-}
-void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                              float *y, long start, long end) {
-    (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
-}
-void locallm_avx512_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
-                              float *y, long start, long end) {
-    (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;
-}
+#define NONE_ROWS512(T)                                                                                 \
+    void locallm_avx512_rows_##T(const uint8_t *base, long stride, const locallm_activation *a, long nb, \
+                                 float *y, long start, long end) {                                      \
+        (void)base; (void)stride; (void)a; (void)nb; (void)y; (void)start; (void)end;                   \
+    }
+NONE_ROWS512(q8_0) NONE_ROWS512(q5_0) NONE_ROWS512(q4_K) NONE_ROWS512(q6_K)
 NONE_TILES512(q4_K) NONE_TILES512(q6_K) NONE_TILES512(q8_0) NONE_TILES512(q4_0) NONE_TILES512(q5_0) NONE_TILES512(q4_1)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }

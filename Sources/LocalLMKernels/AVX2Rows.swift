@@ -35,6 +35,7 @@ package enum AVX2Rows {
     @inline(__always)
     package static func wideFunction(for type: GGMLType) -> Rows? {
         switch type {
+        case .q8_0: locallm_avx512_rows_q8_0
         case .q5_0: locallm_avx512_rows_q5_0
         case .q4_K: locallm_avx512_rows_q4_K
         case .q6_K: locallm_avx512_rows_q6_K
