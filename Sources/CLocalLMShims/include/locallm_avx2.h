@@ -116,9 +116,6 @@ int locallm_avx512_tiles_q4_K(const uint8_t *base, long stride, const locallm_ac
                               float *y, long ystride, long start, long end);
 int locallm_avx512_tiles_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
-/// The same for 32-value blocks (Q8_0, Q4_0, Q5_0 with Q8_0 activations; Q4_1 with Q8_1): per block
-/// the exact integer s = Σ q·y of each row, then acc = fma(d·yd, s, acc) and, for Q4_1,
-/// acc = fma(m, sum, acc) with the activation's block sum, blocks in order.
 /// Q8_0's decode rows four at a time (the AVX2 rows run one at a time): the same bits. Chosen on CPUs with
 /// AVX-512 VNNI, where it was measured; it uses AVX2 only.
 void locallm_avx512_rows_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
@@ -137,6 +134,9 @@ void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_ac
 /// `locallm_has_avx512_vnni()` is 1.
 void locallm_avx512_rows_q6_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end);
+/// `locallm_avx512_tiles_q4_K` for 32-value blocks (Q8_0, Q4_0, Q5_0 with Q8_0 activations; Q4_1 with Q8_1): per block
+/// the exact integer s = Σ q·y of each row, then acc = fma(d·yd, s, acc) and, for Q4_1,
+/// acc = fma(m, sum, acc) with the activation's block sum, blocks in order.
 int locallm_avx512_tiles_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                               float *y, long ystride, long start, long end);
 int locallm_avx512_tiles_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
