@@ -77,14 +77,21 @@ package enum AVX2Rows {
     package static let multiMaximum = Int(LOCALLM_MULTI_MAX)
 
     /// The several-activation row loop for weights of `type` (each row·activation as the one-activation
-    /// loop computes it, each block unpacked once for all of them), or nil when there is none.
+    /// loop computes it, each block unpacked once for all of them), or nil when there is none; for
+    /// Q8_0, Q4_0 and Q5_0 their `vpdpbusd` forms on CPUs with AVX-512 VNNI (the same bits).
     @inline(__always)
     package static func multiFunction(for type: GGMLType) -> MultiRows? {
         guard CPUFeatures.avx2FMAF16C else { return nil }
+        return multiFunction(for: type, wide: CPUFeatures.avx512VNNI)
+    }
+
+    /// The several-activation row loop for `type` in its AVX2 form or (`wide`, where there is one) its
+    /// AVX-512 VNNI form, which tests compare; call `wide` only when `CPUFeatures.avx512VNNI`.
+    package static func multiFunction(for type: GGMLType, wide: Bool) -> MultiRows? {
         switch type {
-        case .q8_0: return locallm_avx2_multi_q8_0
-        case .q4_0: return locallm_avx2_multi_q4_0
-        case .q5_0: return locallm_avx2_multi_q5_0
+        case .q8_0: return wide ? locallm_avx512_multi_q8_0 : locallm_avx2_multi_q8_0
+        case .q4_0: return wide ? locallm_avx512_multi_q4_0 : locallm_avx2_multi_q4_0
+        case .q5_0: return wide ? locallm_avx512_multi_q5_0 : locallm_avx2_multi_q5_0
         case .q4_1: return locallm_avx2_multi_q4_1
         case .q4_K: return locallm_avx2_multi_q4_K
         case .q6_K: return locallm_avx2_multi_q6_K

@@ -97,6 +97,43 @@ struct AVX2KernelsTests {
         }
     }
 
+    /// The `vpdpbusd` forms of the several-activation Q8_0, Q4_0 and Q5_0 kernels give the AVX2 forms'
+    /// bits for every group size (1…16 activations: groups of 8, 4, 2 and 1), on rows whose tables fit
+    /// their stack (896 columns, Qwen 0.5B's hidden size) and longer ones that put them on the heap
+    /// (4,864, its FFN-down rows), rows split at odd offsets, nothing outside the range written; the
+    /// random Q8_0 weights include −128. Skipped on CPUs without AVX-512 VNNI.
+    @Test(.enabled(if: CPUFeatures.avx512VNNI), arguments: [GGMLType.q8_0, .q4_0, .q5_0], [896, 4864])
+    func avx512SeveralActivationKernelsEqualTheAVX2Form(type: GGMLType, columns: Int) throws {
+        let rows = 21, n = AVX2Rows.multiMaximum
+        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 97 + UInt64(columns) + UInt64(type.rawValue))
+        var x = randomActivations(n * columns, seed: 808 + UInt64(columns))
+        // A block of large values of both signs, so quantized bytes reach ±127.
+        for i in 0..<32 { x[32 + i] = i % 2 == 0 ? 40 : -40 }
+        let perRow = PreparedActivation.scratchBytes(type: Kernels.activationType(for: type), count: columns)
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: n * perRow, alignment: 64)
+        defer { memory.deallocate() }
+        let activations = x.withUnsafeBufferPointer { xp in
+            (0..<n).map { PreparedActivation(type: Kernels.activationType(for: type), xp.baseAddress! + $0 * columns,
+                                             count: columns, memory: memory + $0 * perRow) }
+        }
+        let c = activations.map(\.cActivation)
+        let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self), nb = columns / type.blockSize
+        func run(wide: Bool, _ count: Int, _ start: Int, _ end: Int) throws -> [Float] {
+            let kernel = try #require(AVX2Rows.multiFunction(for: type, wide: wide))
+            var y = [Float](repeating: .nan, count: count * rows)
+            c.withUnsafeBufferPointer { kernel(bytes, weights.matrix.rowStride, $0.baseAddress!, count, nb, &y, rows, start, end) }
+            return y
+        }
+        for count in 1...n {
+            for (start, end) in [(0, rows), (3, 18)] {
+                let expected = try run(wide: false, count, start, end), y = try run(wide: true, count, start, end)
+                let differing = (0..<(count * rows)).filter { y[$0].bitPattern != expected[$0].bitPattern }
+                #expect(differing.isEmpty, "\(type), \(columns) columns, \(count) activations, rows \(start)..<\(end): \(differing.count) differ")
+                #expect((0..<(count * rows)).allSatisfy { ($0 % rows >= start && $0 % rows < end) != y[$0].isNaN })
+            }
+        }
+    }
+
     /// The C Q8_K quantization writes `Quantize.q8_K`'s bytes: ordinary rows, outliers, ties at .5,
     /// values past the nearest-integer clamp, zeros, a block whose largest magnitude appears twice with
     /// both signs, and NaN and infinity.

@@ -125,6 +125,18 @@ void locallm_avx512_rows_q8_0(const uint8_t *base, long stride, const locallm_ac
 /// `locallm_has_avx512_vnni()` is 1 (it uses AVX-512 BW).
 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end);
+/// `locallm_avx2_multi_q5_0` with `vpdpbusd` onto precomputed negated offsets: the same int32 lanes
+/// and float operations, so the same bits (activation bytes in −127…127, as Q8_0 quantization
+/// writes). Call only when `locallm_has_avx512_vnni()` is 1.
+void locallm_avx512_multi_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                               float *y, long ystride, long start, long end);
+/// `locallm_avx2_multi_q8_0` and `_q4_0` with `vpdpbusd` (activation bytes + 128 against the signed
+/// values, onto −128 × the values' sums): the same bits for activation bytes in −127…127. Call only
+/// when `locallm_has_avx512_vnni()` is 1.
+void locallm_avx512_multi_q8_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                               float *y, long ystride, long start, long end);
+void locallm_avx512_multi_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                               float *y, long ystride, long start, long end);
 /// Q4_K's decode rows with two 64-value chunks per 512-bit instruction, folded to the AVX2 form's
 /// integers before the same float operations: the same bits. Call only when `locallm_has_avx512_vnni()` is 1.
 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
