@@ -71,29 +71,10 @@ struct AVX2KernelsTests {
     /// at odd offsets. Skipped on CPUs without AVX-512 VNNI.
     @Test(.enabled(if: CPUFeatures.avx512VNNI), arguments: [GGMLType.q4_K, .q6_K])
     func avx512PrefillKernelsEqualTheAVX2Form(type: GGMLType) throws {
-        let rows = 23, columns = 2304, n = 7
-        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 4321 + UInt64(type.rawValue))
-        let x = randomActivations(n * columns, seed: 606)
-        let perRow = PreparedActivation.scratchBytes(type: Kernels.activationType(for: type), count: columns)
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: n * perRow, alignment: 64)
-        defer { memory.deallocate() }
-        let activations = x.withUnsafeBufferPointer { xp in
-            (0..<n).map { PreparedActivation(type: Kernels.activationType(for: type), xp.baseAddress! + $0 * columns,
-                                             count: columns, memory: memory + $0 * perRow) }
-        }
-        let c = activations.map(\.cActivation)
-        let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self), nb = columns / type.blockSize
-        func run(wide: Bool, _ start: Int, _ end: Int) throws -> [Float] {
-            let kernel = try #require(AVX2Rows.gemmFunction(for: type, wide: wide))
-            var y = [Float](repeating: .nan, count: n * rows)
-            c.withUnsafeBufferPointer { kernel(bytes, weights.matrix.rowStride, $0.baseAddress!, n, nb, &y, rows, start, end) }
-            return y
-        }
-        for (start, end) in [(0, rows), (3, 18)] {
-            let expected = try run(wide: false, start, end), y = try run(wide: true, start, end)
-            let differing = (0..<(n * rows)).filter { y[$0].bitPattern != expected[$0].bitPattern }
-            #expect(differing.isEmpty, "\(type), rows \(start)..<\(end): \(differing.count) differ")
-            #expect(expected.contains { !$0.isNaN })
+        let columns = 2304
+        try compareWideForms(type: type, rows: 23, columns: columns, seed: 4321 + UInt64(type.rawValue),
+                             x: randomActivations(7 * columns, seed: 606), counts: [7]) {
+            AVX2Rows.gemmFunction(for: type, wide: $0)
         }
     }
 
@@ -104,11 +85,23 @@ struct AVX2KernelsTests {
     /// random Q8_0 weights include −128. Skipped on CPUs without AVX-512 VNNI.
     @Test(.enabled(if: CPUFeatures.avx512VNNI), arguments: [GGMLType.q8_0, .q4_0, .q5_0], [896, 4864])
     func avx512SeveralActivationKernelsEqualTheAVX2Form(type: GGMLType, columns: Int) throws {
-        let rows = 21, n = AVX2Rows.multiMaximum
-        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: 97 + UInt64(columns) + UInt64(type.rawValue))
+        let n = AVX2Rows.multiMaximum
         var x = randomActivations(n * columns, seed: 808 + UInt64(columns))
         // A block of large values of both signs, so quantized bytes reach ±127.
         for i in 0..<32 { x[32 + i] = i % 2 == 0 ? 40 : -40 }
+        try compareWideForms(type: type, rows: 21, columns: columns, seed: 97 + UInt64(columns) + UInt64(type.rawValue),
+                             x: x, counts: Array(1...n)) {
+            AVX2Rows.multiFunction(for: type, wide: $0)
+        }
+    }
+
+    /// `kernel(false)` (the AVX2 form) against `kernel(true)` (the AVX-512 VNNI form) on random `type`
+    /// weights and each count of the activations in `x` (`columns` values each), over all rows and over
+    /// rows 3..<18: the same bits, every row of the range written and none outside it.
+    func compareWideForms(type: GGMLType, rows: Int, columns: Int, seed: UInt64, x: [Float], counts: [Int],
+                          kernel: (Bool) -> AVX2Rows.MultiRows?) throws {
+        let n = x.count / columns
+        let weights = try RandomWeights(type: type, rows: rows, columns: columns, seed: seed)
         let perRow = PreparedActivation.scratchBytes(type: Kernels.activationType(for: type), count: columns)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: n * perRow, alignment: 64)
         defer { memory.deallocate() }
@@ -119,12 +112,12 @@ struct AVX2KernelsTests {
         let c = activations.map(\.cActivation)
         let bytes = weights.matrix.data.assumingMemoryBound(to: UInt8.self), nb = columns / type.blockSize
         func run(wide: Bool, _ count: Int, _ start: Int, _ end: Int) throws -> [Float] {
-            let kernel = try #require(AVX2Rows.multiFunction(for: type, wide: wide))
+            let f = try #require(kernel(wide))
             var y = [Float](repeating: .nan, count: count * rows)
-            c.withUnsafeBufferPointer { kernel(bytes, weights.matrix.rowStride, $0.baseAddress!, count, nb, &y, rows, start, end) }
+            c.withUnsafeBufferPointer { f(bytes, weights.matrix.rowStride, $0.baseAddress!, count, nb, &y, rows, start, end) }
             return y
         }
-        for count in 1...n {
+        for count in counts {
             for (start, end) in [(0, rows), (3, 18)] {
                 let expected = try run(wide: false, count, start, end), y = try run(wide: true, count, start, end)
                 let differing = (0..<(count * rows)).filter { y[$0].bitPattern != expected[$0].bitPattern }
