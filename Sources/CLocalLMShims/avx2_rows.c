@@ -1949,14 +1949,72 @@ TARGET512 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const 
 /// the stack (36 KiB); longer rows put them on the heap.
 #define MULTI_VNNI_STACK_BLOCKS 64
 
-/// K activations (a compile-time constant at each call, so the accumulators stay in registers) of one
-/// Q5_0 row, from activation j: per block the unsigned values (`q5_0_unsigned`) multiplied into each
-/// activation's bytes by `vpdpbusd`, accumulated onto that activation's negated offsets (`noffs`,
-/// activation k's block b at k·nb + b) — the int32 lanes of `locallm_avx2_multi_q5_0`, as its sum
-/// is exact — then the same float FMA chain: d · scale from the transposed scale table (`scales`,
-/// block b's activation k at 16·b + k, eight floats loaded from 16·b + j, so the table has eight
-/// floats of padding after the last block) picked per activation by `vpermps`, the same product as
-/// the AVX2 form's scalar one.
+/// One group of a `vpdpbusd` several-activation kernel: K activations (a compile-time constant at
+/// each call, so the accumulators stay in registers) of one row, from activation j, written to
+/// y[(j + k)·ystride]. `table` holds one 256-bit vector per activation and block (activation k's
+/// block b at k·nb + b), `scales` the transposed scale table (block b's activation k at 16·b + k,
+/// eight floats of padding after the last block, as eight floats are loaded from 16·b + j).
+typedef void (*multi_vnni_group)(const uint8_t *row, const locallm_activation *a, const __m256i *table,
+                                 const float *scales, long j, long nb, int K, float *y, long ystride);
+typedef void (*multi_fallback)(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                               float *y, long ystride, long start, long end);
+
+/// The per-call table of `multi_vnni_rows`: each activation's negated Q5_0 offsets, or its bytes xor 0x80.
+enum multi_vnni_table { MULTI_VNNI_NEGATED_OFFSETS, MULTI_VNNI_BYTES_PLUS_128 };
+
+/// The frame every `vpdpbusd` several-activation kernel shares: forms the per-call tables (on the stack
+/// up to MULTI_VNNI_STACK_BLOCKS blocks, on the heap above, `fallback` — the AVX2 form — when that
+/// allocation fails or the arguments are out of range), then goes through rows start..<end, prefetching
+/// as the AVX2 forms prefetch, in groups of 8, 4, 2 and 1 activations. Always inlined with a constant
+/// `group`, so each group call is direct and its K a constant.
+INLINE512 void multi_vnni_rows(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                               float *y, long ystride, long start, long end, enum multi_vnni_table kind,
+                               multi_vnni_group group, multi_fallback fallback) {
+    if (n <= 0 || n > LOCALLM_MULTI_MAX || nb <= 0) {
+        fallback(base, stride, a, n, nb, y, ystride, start, end);
+        return;
+    }
+    __m256i stack_table[LOCALLM_MULTI_MAX * MULTI_VNNI_STACK_BLOCKS];
+    float stack_scales[16 * MULTI_VNNI_STACK_BLOCKS + 8];
+    __m256i *table = stack_table;
+    float *scales = stack_scales;
+    void *heap = NULL;
+    if (nb > MULTI_VNNI_STACK_BLOCKS) {
+        const size_t table_bytes = (size_t)n * (size_t)nb * sizeof(__m256i);
+        if (posix_memalign(&heap, 64, table_bytes + ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {
+            fallback(base, stride, a, n, nb, y, ystride, start, end);
+            return;
+        }
+        table = (__m256i *)heap;
+        scales = (float *)((uint8_t *)heap + table_bytes);
+    }
+    for (long k = 0; k < n; k++)
+        for (long b = 0; b < nb; b++) {
+            const int8_t *qs = a[k].qs + 32 * b;
+            table[k * nb + b] = kind == MULTI_VNNI_NEGATED_OFFSETS
+                                    ? _mm256_sub_epi32(_mm256_setzero_si256(), q5_0_offsets(qs))
+                                    : _mm256_xor_si256(load32(qs), _mm256_set1_epi8((char)0x80));
+        }
+    for (long b = 0; b < nb; b++)
+        for (long k = 0; k < 16; k++) scales[16 * b + k] = k < n ? a[k].scales[b] : 0;
+    for (long k = 0; k < 8; k++) scales[16 * nb + k] = 0;
+    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
+    for (long r = start; r < end; r++) {
+        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
+        const uint8_t *row = base + r * stride;
+        long j = 0;
+        for (; j + 8 <= n; j += 8) group(row, a, table, scales, j, nb, 8, y + r, ystride);
+        if (j + 4 <= n) { group(row, a, table, scales, j, nb, 4, y + r, ystride); j += 4; }
+        if (j + 2 <= n) { group(row, a, table, scales, j, nb, 2, y + r, ystride); j += 2; }
+        if (j < n) group(row, a, table, scales, j, nb, 1, y + r, ystride);
+    }
+    free(heap);
+}
+
+/// Q5_0's group: per block the unsigned values (`q5_0_unsigned`) multiplied into each activation's
+/// bytes by `vpdpbusd`, accumulated onto that activation's negated offsets (`table`) — the int32 lanes
+/// of `locallm_avx2_multi_q5_0`, as its sum is exact — then the same float FMA chain: d · scale, the
+/// scale picked per activation by `vpermps`, the same product as the AVX2 form's scalar one.
 INLINE512 void multi_q5_0_group(const uint8_t *row, const locallm_activation *a, const __m256i *noffs,
                                 const float *scales, long j, long nb, int K, float *y, long ystride) {
     __m256 acc[8];
@@ -1977,112 +2035,46 @@ INLINE512 void multi_q5_0_group(const uint8_t *row, const locallm_activation *a,
 /// and its sum of four, onto precomputed negated offsets, where the AVX2 form takes `vpmaddubsw`,
 /// `vpmaddwd` and `vpsubd`): the same int32 lanes and the same float operations, so the same bits,
 /// for activation bytes in −127…127 (what Q8_0 quantization writes; the one-row Q5_0 kernels assume
-/// the same). Rows prefetched as the AVX2 form prefetches them. 1.45× the AVX2 form in a C harness on
-/// Qwen 0.5B's FFN-up shape with 8 activations. Falls back to the AVX2 form when it cannot allocate
-/// the tables of long rows. Call only when `locallm_has_avx512_vnni()` is 1.
+/// the same). 1.45× the AVX2 form in a C harness on Qwen 0.5B's FFN-up shape with 8 activations.
+/// Call only when `locallm_has_avx512_vnni()` is 1.
 TARGET512 void locallm_avx512_multi_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                                          float *y, long ystride, long start, long end) {
-    if (n <= 0 || n > LOCALLM_MULTI_MAX || nb <= 0) {
-        locallm_avx2_multi_q5_0(base, stride, a, n, nb, y, ystride, start, end);
-        return;
-    }
-    __m256i stack_offs[LOCALLM_MULTI_MAX * MULTI_VNNI_STACK_BLOCKS];
-    float stack_scales[16 * MULTI_VNNI_STACK_BLOCKS + 8];
-    __m256i *noffs = stack_offs;
-    float *scales = stack_scales;
-    void *heap = NULL;
-    if (nb > MULTI_VNNI_STACK_BLOCKS) {
-        const size_t offset_bytes = (size_t)n * (size_t)nb * sizeof(__m256i);
-        if (posix_memalign(&heap, 64, offset_bytes + ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {
-            locallm_avx2_multi_q5_0(base, stride, a, n, nb, y, ystride, start, end);
-            return;
-        }
-        noffs = (__m256i *)heap;
-        scales = (float *)((uint8_t *)heap + offset_bytes);
-    }
-    for (long k = 0; k < n; k++)
-        for (long b = 0; b < nb; b++) noffs[k * nb + b] = _mm256_sub_epi32(_mm256_setzero_si256(), q5_0_offsets(a[k].qs + 32 * b));
-    for (long b = 0; b < nb; b++)
-        for (long k = 0; k < 16; k++) scales[16 * b + k] = k < n ? a[k].scales[b] : 0;
-    for (long k = 0; k < 8; k++) scales[16 * nb + k] = 0;
-    const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
-    for (long r = start; r < end; r++) {
-        if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
-        const uint8_t *row = base + r * stride;
-        long j = 0;
-        for (; j + 8 <= n; j += 8) multi_q5_0_group(row, a, noffs, scales, j, nb, 8, y + r, ystride);
-        if (j + 4 <= n) { multi_q5_0_group(row, a, noffs, scales, j, nb, 4, y + r, ystride); j += 4; }
-        if (j + 2 <= n) { multi_q5_0_group(row, a, noffs, scales, j, nb, 2, y + r, ystride); j += 2; }
-        if (j < n) multi_q5_0_group(row, a, noffs, scales, j, nb, 1, y + r, ystride);
-    }
-    free(heap);
+    multi_vnni_rows(base, stride, a, n, nb, y, ystride, start, end, MULTI_VNNI_NEGATED_OFFSETS, multi_q5_0_group,
+                    locallm_avx2_multi_q5_0);
 }
 
-/// `locallm_avx2_multi_q8_0` and `_q4_0` with `vpdpbusd`: each activation's bytes + 128 (`ya`, the
-/// bytes xor 0x80, activation k's block b at k·nb + b, formed once per call) times the signed block
-/// values, accumulated onto −128 × the values' sums of four (formed once per block for all
-/// activations) — Σ (y + 128)·w − 128·Σ w, the int32 lanes of `signed_dot` exactly, −128 weights
-/// included, with no intermediate to saturate — then `multi_q5_0_group`'s float operations, the
-/// AVX2 form's. So the same bits, for activation bytes in −127…127 (what Q8_0 quantization writes).
-/// In a C harness on the Qwen 0.5B FFN-up shape with 8 activations, Q8_0 1.2–1.5× the AVX2 form.
-/// The tables go on the heap for rows longer than MULTI_VNNI_STACK_BLOCKS blocks (the AVX2 form when
-/// that allocation fails). Call only when `locallm_has_avx512_vnni()` is 1.
-#define MULTI_VNNI(NAME, BLOCK_BYTES, VALUES)                                                              \
-    INLINE512 void multi_vnni_group_##NAME(const uint8_t *row, const __m256i *ya, const float *scales,    \
-                                           long j, long nb, int K, float *y, long ystride) {               \
-        __m256 acc[8];                                                                                     \
-        for (int k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();                                          \
-        const __m256i high = _mm256_set1_epi8((char)0x80);                                                 \
-        for (long b = 0; b < nb; b++) {                                                                    \
-            const uint8_t *x = row + BLOCK_BYTES * b;                                                      \
-            const __m256i v = VALUES;                                                                      \
-            const __m256i noff = _mm256_sub_epi32(_mm256_setzero_si256(),                                  \
-                                                  _mm256_dpbusd_epi32(_mm256_setzero_si256(), high, v));   \
+/// `locallm_avx2_multi_q8_0` and `_q4_0` with `vpdpbusd`: each activation's bytes + 128 (the bytes
+/// xor 0x80, in `table`) times the signed block values, accumulated onto −128 × the values' sums of
+/// four (formed once per block for all activations) — Σ (y + 128)·w − 128·Σ w, the int32 lanes of
+/// `signed_dot` exactly, −128 weights included, with no intermediate to saturate — then
+/// `multi_q5_0_group`'s float operations, the AVX2 form's. So the same bits, for activation bytes in
+/// −127…127 (what Q8_0 quantization writes). In a C harness on the Qwen 0.5B FFN-up shape with 8
+/// activations, Q8_0 1.2–1.5× the AVX2 form. Call only when `locallm_has_avx512_vnni()` is 1.
+#define MULTI_VNNI(NAME, BLOCK_BYTES, VALUES)                                                                  \
+    INLINE512 void multi_vnni_group_##NAME(const uint8_t *row, const locallm_activation *a, const __m256i *ya, \
+                                           const float *scales, long j, long nb, int K, float *y, long ystride) { \
+        (void)a;                                                                                               \
+        __m256 acc[8];                                                                                         \
+        for (int k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();                                              \
+        const __m256i high = _mm256_set1_epi8((char)0x80);                                                     \
+        for (long b = 0; b < nb; b++) {                                                                        \
+            const uint8_t *x = row + BLOCK_BYTES * b;                                                          \
+            const __m256i v = VALUES;                                                                          \
+            const __m256i noff = _mm256_sub_epi32(_mm256_setzero_si256(),                                      \
+                                                  _mm256_dpbusd_epi32(_mm256_setzero_si256(), high, v));       \
             const __m256 dv = _mm256_mul_ps(_mm256_set1_ps(half_at(x)), _mm256_loadu_ps(scales + 16 * b + j)); \
-            for (int k = 0; k < K; k++) {                                                                  \
-                const __m256i s = _mm256_dpbusd_epi32(noff, ya[(j + k) * nb + b], v);                      \
-                acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_permutevar8x32_ps(dv, _mm256_set1_epi32(k)), acc[k]); \
-            }                                                                                              \
-        }                                                                                                  \
-        for (int k = 0; k < K; k++) y[(j + k) * ystride] = hsum8(acc[k]);                                  \
-    }                                                                                                      \
-    TARGET512 void locallm_avx512_multi_##NAME(const uint8_t *base, long stride, const locallm_activation *a, \
+            for (int k = 0; k < K; k++) {                                                                      \
+                const __m256i s = _mm256_dpbusd_epi32(noff, ya[(j + k) * nb + b], v);                          \
+                acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),                                                \
+                                         _mm256_permutevar8x32_ps(dv, _mm256_set1_epi32(k)), acc[k]);          \
+            }                                                                                                  \
+        }                                                                                                      \
+        for (int k = 0; k < K; k++) y[(j + k) * ystride] = hsum8(acc[k]);                                      \
+    }                                                                                                          \
+    TARGET512 void locallm_avx512_multi_##NAME(const uint8_t *base, long stride, const locallm_activation *a,  \
                                                long n, long nb, float *y, long ystride, long start, long end) { \
-        if (n <= 0 || n > LOCALLM_MULTI_MAX || nb <= 0) {                                                  \
-            locallm_avx2_multi_##NAME(base, stride, a, n, nb, y, ystride, start, end);                     \
-            return;                                                                                        \
-        }                                                                                                  \
-        __m256i stack_ya[LOCALLM_MULTI_MAX * MULTI_VNNI_STACK_BLOCKS];                                     \
-        float stack_scales[16 * MULTI_VNNI_STACK_BLOCKS + 8];                                                  \
-        __m256i *ya = stack_ya;                                                                            \
-        float *scales = stack_scales;                                                                      \
-        void *heap = NULL;                                                                                 \
-        if (nb > MULTI_VNNI_STACK_BLOCKS) {                                                                \
-            const size_t bytes = (size_t)n * (size_t)nb * sizeof(__m256i);                                 \
-            if (posix_memalign(&heap, 64, bytes + ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {                 \
-                locallm_avx2_multi_##NAME(base, stride, a, n, nb, y, ystride, start, end);                 \
-                return;                                                                                    \
-            }                                                                                              \
-            ya = (__m256i *)heap;                                                                          \
-            scales = (float *)((uint8_t *)heap + bytes);                                                   \
-        }                                                                                                  \
-        for (long k = 0; k < n; k++)                                                                       \
-            for (long b = 0; b < nb; b++)                                                                  \
-                ya[k * nb + b] = _mm256_xor_si256(load32(a[k].qs + 32 * b), _mm256_set1_epi8((char)0x80)); \
-        for (long b = 0; b < nb; b++)                                                                      \
-            for (long k = 0; k < 16; k++) scales[16 * b + k] = k < n ? a[k].scales[b] : 0;                 \
-        for (long k = 0; k < 8; k++) scales[16 * nb + k] = 0;                                              \
-        const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1; \
-        for (long r = start; r < end; r++) {                                                               \
-            if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);                        \
-            const uint8_t *row = base + r * stride;                                                        \
-            long j = 0;                                                                                    \
-            for (; j + 8 <= n; j += 8) multi_vnni_group_##NAME(row, ya, scales, j, nb, 8, y + r, ystride); \
-            if (j + 4 <= n) { multi_vnni_group_##NAME(row, ya, scales, j, nb, 4, y + r, ystride); j += 4; } \
-            if (j + 2 <= n) { multi_vnni_group_##NAME(row, ya, scales, j, nb, 2, y + r, ystride); j += 2; } \
-            if (j < n) multi_vnni_group_##NAME(row, ya, scales, j, nb, 1, y + r, ystride);                  \
-        }                                                                                                  \
-        free(heap);                                                                                        \
+        multi_vnni_rows(base, stride, a, n, nb, y, ystride, start, end, MULTI_VNNI_BYTES_PLUS_128,             \
+                        multi_vnni_group_##NAME, locallm_avx2_multi_##NAME);                                   \
     }
 MULTI_VNNI(q8_0, 34, load32(x + 2))
 MULTI_VNNI(q4_0, 18, _mm256_sub_epi8(nibbles(x + 2), _mm256_set1_epi8(8)))
