@@ -137,8 +137,9 @@ void locallm_avx512_multi_q8_0(const uint8_t *base, long stride, const locallm_a
                                float *y, long ystride, long start, long end);
 void locallm_avx512_multi_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                                float *y, long ystride, long start, long end);
-/// Q4_K's decode rows with two 64-value chunks per 512-bit instruction, folded to the AVX2 form's
-/// integers before the same float operations: the same bits. Call only when `locallm_has_avx512_vnni()` is 1.
+/// Q4_K's decode rows two blocks at a time, with 256-bit `vpdpwssd` and the sub-block scales broadcast
+/// from memory: the AVX2 form's integers and float operations, so the same bits. Call only when
+/// `locallm_has_avx512_vnni()` is 1.
 void locallm_avx512_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end);
 /// Q6_K's decode rows with two 32-value chunks per 512-bit instruction and the scales fused by `vpdpwssd`,
