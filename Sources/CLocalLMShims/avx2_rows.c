@@ -116,7 +116,7 @@ INLINE void prefetch_row(const uint8_t *p, long stride) {
 }
 
 /// Rows one at a time with `dot(row)`, a kernel that prefetches its row STREAM_AHEAD bytes ahead per
-/// block, so each thread's rows are one sequential stream (see `stream_q4_K`). The rows of Q4_0, Q5_1,
+/// block, so each thread's rows are one sequential stream (see `stream_q4_K_pairs`). The rows of Q4_0, Q5_1,
 /// Q2_K, Q3_K, Q5_K, IQ4_NL and IQ4_XS prefetched whole rows 8 KB ahead before; from DRAM on the
 /// AVX-512 AMD host (family 25), alternating, Qwen 1.5B's FFN-down shape (1536 × 8960) went Q5_K
 /// 934 / 554 → 363 / 462 µs, Q3_K 580 / 467 → 288 / 378, Q2_K 465 / 401 → 231 / 289, near their
@@ -127,7 +127,7 @@ INLINE void prefetch_row(const uint8_t *p, long stride) {
 // MARK: - 32-element blocks
 
 /// One Q8_0 row, prefetched STREAM_AHEAD bytes ahead: the decode rows run one at a time, each thread's
-/// rows one sequential stream (see `stream_q4_K`; Gemma 3 270M native decode on the AVX2 AMD host,
+/// rows one sequential stream (see `stream_q4_K_pairs`; Gemma 3 270M native decode on the AVX2 AMD host,
 /// alternating: 38.3 / 41.1 / 38.0 tok/s with four rows side by side, 45.5 / 46.5 / 44.3 with this).
 INLINE float dot_q8_0(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
@@ -299,7 +299,7 @@ INLINE __m256i q5_0_offsets(const int8_t *yq) {
 /// activation's offsets (`offs[b]`, once per call for every row) rather than with the sign trick. The
 /// lanes equal the sign trick's for activations in −127…127, which is all Q8_0 quantization writes
 /// (|x|/d with d = max|x|/127); the sign trick could not negate −128 either. Read as one sequential
-/// stream prefetched STREAM_AHEAD bytes ahead (see `stream_q4_K`): from DRAM on the AVX2 AMD host,
+/// stream prefetched STREAM_AHEAD bytes ahead (see `stream_q4_K_pairs`): from DRAM on the AVX2 AMD host,
 /// alternating with the four-row form it replaced, Qwen 0.5B's attention-q rows 8.1 / 8.9 → 12.1 / 11.7
 /// GB/s, and its native decode 29.1 / 26.7 / 24.2 → 31.4 / 30.6 / 26.7 tok/s.
 INLINE float stream_q5_0(const uint8_t *w, const locallm_activation *a, const __m256i *offs, long nb) {
@@ -398,15 +398,92 @@ INLINE float finish_q4_K(__m256 acc, __m128 m) {
     return hsum8(acc) + ((mm[0] + mm[2]) + (mm[1] + mm[3]));
 }
 
-/// One Q4_K row: `q4_K_block` over its blocks in order and `finish_q4_K`, with the activation's
-/// pair sums precomputed (`pairs`, or nil to form them per block) and the row prefetched STREAM_AHEAD
-/// bytes ahead. One row at a time reads each thread's rows as a single sequential stream, which the
-/// memory system serves better than four rows read side by side (measured on Qwen 1.5B decode:
-/// Docs/benchmarking.md).
-INLINE float stream_q4_K(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb) {
+/// `k4_scales_mins` of two Q4_K blocks at once, one per 128-bit half: block x0's scales 0…7 and mins
+/// 0…7 in the low half, x1's in the high half (the same operations, 256 bits wide).
+INLINE __m256i k4_scales_mins_pair(const uint8_t *x0, const uint8_t *x1) {
+    const __m256i v = _mm256_loadu2_m128i((const __m128i *)(x1 + 4), (const __m128i *)(x0 + 4));
+    const __m256i k1 = _mm256_set1_epi32(0x3f3f3f3f), k2 = _mm256_set1_epi32(0x0f0f0f0f), k3 = _mm256_set1_epi32(0x03030303);
+    const __m256i low = _mm256_and_si256(v, k1);
+    const __m256i u2 = _mm256_srlv_epi32(_mm256_shuffle_epi32(v, 0xAA), _mm256_setr_epi32(0, 4, 0, 0, 0, 4, 0, 0));
+    const __m256i high = _mm256_or_si256(_mm256_and_si256(u2, k2), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(v, 6), k3), 4));
+    return _mm256_unpacklo_epi32(low, high);
+}
+
+/// Where `stream_q4_K_pairs` keeps sub-block scale s (0…7) of block h (0 or 1) of a pair, as one dword
+/// holding the scale twice (int16 s, s): the two 128-bit halves of each table store hold blocks 0 and 1.
+#define Q4_K_DUP(s, h) (((s) & 4) * 2 + 4 * (h) + ((s) & 3))
+
+/// acc + the int16 multiply-add of p and s (`vpmaddwd`, `vpaddd`); `q4_K_madd_add_vnni` fuses them.
+typedef __m256i (*q4_K_madd_add_fn)(__m256i acc, __m256i p, __m256i s);
+INLINE __m256i q4_K_madd_add(__m256i acc, __m256i p, __m256i s) { return _mm256_add_epi32(acc, _mm256_madd_epi16(p, s)); }
+
+/// One Q4_K block's integer lanes — `q4_K_isum`'s, as integer sums are exact — each sub-block's scale a
+/// dword broadcast from the pair's table `dup` (block h's): a load where `q4_K_isum` spends a `vpshufb`.
+INLINE __m256i q4_K_isum_dup(const uint8_t *x, const int8_t *yq, const int32_t *dup, int h, q4_K_madd_add_fn madd_add) {
+    const __m256i mask = _mm256_set1_epi8(0x0F);
+    __m256i isum = _mm256_setzero_si256();
+#pragma clang loop unroll(full)
+    for (int c = 0; c < 4; c++) {
+        const __m256i bytes = load32(x + 16 + 32 * c);
+        const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
+        isum = madd_add(isum, _mm256_maddubs_epi16(lo, load32(yq + 64 * c)), _mm256_set1_epi32(dup[Q4_K_DUP(2 * c, h)]));
+        isum = madd_add(isum, _mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)), _mm256_set1_epi32(dup[Q4_K_DUP(2 * c + 1, h)]));
+    }
+    return isum;
+}
+
+/// One Q4_K row in ggml's order — per block `q4_K_block`'s integers, FMAs and min terms, then
+/// `finish_q4_K` — two blocks at a time: both blocks' scales and mins unpacked at once
+/// (`k4_scales_mins_pair`) into a table of dwords, their d·yd and −dmin·yd in one multiply, their min
+/// terms in one `vpmaddwd`; an odd last block goes through `q4_K_block`. The same bits as one block at
+/// a time. The activation's pair sums are precomputed (`pairs`, or nil to form them per block) and the
+/// row prefetched STREAM_AHEAD bytes ahead: one row at a time reads each thread's rows as a single
+/// sequential stream, which the memory system serves better than four rows read side by side
+/// (measured on Qwen 1.5B decode: Docs/benchmarking.md). `madd_add` is a constant at each caller
+/// (`q4_K_madd_add`, or `q4_K_madd_add_vnni` on AVX-512 VNNI CPUs), inlined with this function. One
+/// thread in L2 on the Intel Xeon (family 6 model 207), AVX2: 6.9 ns a block against 9.0 one block at
+/// a time (Qwen 1.5B's FFN-up shape).
+INLINE float stream_q4_K_pairs(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb,
+                               q4_K_madd_add_fn madd_add) {
     __m256 acc = _mm256_setzero_ps();
     __m128 m = _mm_setzero_ps();
-    for (long b = 0; b < nb; b++) {
+    // In each 128-bit half (one block's scales 0…7 and mins 0…7): scales 0…3 (4…7) as dwords (s, s);
+    // mins 0…7 as int16.
+    const __m256i dup_low = _mm256_setr_epi8(0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1,
+                                             0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1);
+    const __m256i dup_high = _mm256_setr_epi8(4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1,
+                                              4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1);
+    const __m256i mins16 = _mm256_setr_epi8(8, -1, 9, -1, 10, -1, 11, -1, 12, -1, 13, -1, 14, -1, 15, -1,
+                                            8, -1, 9, -1, 10, -1, 11, -1, 12, -1, 13, -1, 14, -1, 15, -1);
+    const __m128 negate_odd = _mm_castsi128_ps(_mm_setr_epi32(0, (int)0x80000000, 0, (int)0x80000000));
+    int32_t dup[16] __attribute__((aligned(32)));
+    long b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        const uint8_t *x0 = w + 144 * b, *x1 = x0 + 144;
+        STREAM_PREFETCH(x0, 5);
+        const __m256i sm = k4_scales_mins_pair(x0, x1);
+        _mm256_store_si256((__m256i *)dup, _mm256_shuffle_epi8(sm, dup_low));
+        _mm256_store_si256((__m256i *)(dup + 8), _mm256_shuffle_epi8(sm, dup_high));
+        // Without this barrier clang forwards the stores into registers and spreads each scale with two
+        // shuffles; broadcast from memory, a scale costs the multiply-add a load and no vector op.
+        __asm__ volatile("" : : "r"(dup) : "memory");
+        // [d0, dmin0, d1, dmin1] · [yd0, −yd0, yd1, −yd1]: each product the one `q4_K_block_add` forms.
+        const __m128 dd = _mm_cvtph_ps(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)u32_at(x0)), _mm_cvtsi32_si128((int)u32_at(x1))));
+        const __m128 yd = _mm_castpd_ps(_mm_load_sd((const double *)(a->scales + b)));
+        const __m128 f = _mm_mul_ps(_mm_xor_ps(_mm_unpacklo_ps(yd, yd), negate_odd), dd);
+        const __m256i pp = pairs ? _mm256_loadu_si256((const __m256i *)(pairs + b))
+                                 : _mm256_set_m128i(k4_pair_sums(a->bsums + 16 * (b + 1)), k4_pair_sums(a->bsums + 16 * b));
+        const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_shuffle_epi8(sm, mins16), pp));
+#pragma clang loop unroll(full)
+        for (int h = 0; h < 2; h++) {
+            const __m256i isum = q4_K_isum_dup(x0 + 144 * h, a->qs + 256 * (b + h), dup, h, madd_add);
+            const __m256 d = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(f), _mm256_set1_epi32(2 * h));
+            const __m128 dmin = _mm_permute_ps(h == 0 ? f : _mm_movehl_ps(f, f), 0x55);
+            acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(isum), acc);
+            m = _mm_fmadd_ps(dmin, h == 0 ? _mm256_castps256_ps128(mins) : _mm256_extractf128_ps(mins, 1), m);
+        }
+    }
+    for (; b < nb; b++) {
         const uint8_t *x = w + 144 * b;
         STREAM_PREFETCH(x, 3);
         q4_K_block(x, a->qs + 256 * b, pairs ? pairs[b] : k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
@@ -478,7 +555,7 @@ INLINE void q6_K_block(const uint8_t *x, const int8_t *yq, __m256i bs, float yd,
 }
 
 /// One Q6_K row: `q6_K_block` over its blocks in order and one final sum, with the row prefetched
-/// STREAM_AHEAD bytes ahead (see `stream_q4_K`).
+/// STREAM_AHEAD bytes ahead (see `stream_q4_K_pairs`).
 INLINE float stream_q6_K(const uint8_t *w, const locallm_activation *a, long nb) {
     __m256 acc = _mm256_setzero_ps();
     for (long b = 0; b < nb; b++) {
@@ -491,7 +568,7 @@ INLINE float stream_q6_K(const uint8_t *w, const locallm_activation *a, long nb)
 
 /// Q4_K rows [start, end) times n activations (see MULTI_SIGNED): each block's nibbles, scales and
 /// minimums unpacked once, then for each activation exactly `q4_K_block`'s integer sums, FMAs and min
-/// terms, and `stream_q4_K`'s final sum.
+/// terms, and `finish_q4_K`.
 TARGET void locallm_avx2_multi_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                                     float *y, long ystride, long start, long end) {
     if (n > LOCALLM_MULTI_MAX) return;
@@ -724,7 +801,7 @@ TARGET void locallm_avx2_rows_q2_K(const uint8_t *base, long stride, const local
                                    float *y, long start, long end) { STREAM_ROWS(dot_q2_K) }
 TARGET void locallm_avx2_rows_q3_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                                    float *y, long start, long end) { STREAM_ROWS(dot_q3_K) }
-/// A one-row Q4_K kernel (`stream_q4_K`, `stream_q4_K_vnni`).
+/// A one-row Q4_K kernel (`stream_q4_K_avx2`, `stream_q4_K_vnni`).
 typedef float (*stream_q4_K_kernel)(const uint8_t *, const locallm_activation *, const __m128i *, long);
 
 /// Q4_K rows start..<end, one at a time through `one`, with the activation's pair sums formed once per
@@ -740,7 +817,7 @@ INLINE void rows_q4_K(stream_q4_K_kernel one, const uint8_t *base, long stride, 
 }
 
 TARGET static float stream_q4_K_avx2(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb) {
-    return stream_q4_K(w, a, pairs, nb);
+    return stream_q4_K_pairs(w, a, pairs, nb, q4_K_madd_add);
 }
 
 TARGET void locallm_avx2_rows_q4_K(const uint8_t *base, long stride, const locallm_activation *a, long nb,
@@ -2079,90 +2156,15 @@ TARGET512 void locallm_avx512_multi_q5_0(const uint8_t *base, long stride, const
 MULTI_VNNI(q8_0, 34, load32(x + 2))
 MULTI_VNNI(q4_0, 18, _mm256_sub_epi8(nibbles(x + 2), _mm256_set1_epi8(8)))
 
-/// `k4_scales_mins` of two Q4_K blocks at once, one per 128-bit half: block x0's scales 0…7 and mins
-/// 0…7 in the low half, x1's in the high half (the same operations, 256 bits wide).
-INLINE __m256i k4_scales_mins_pair(const uint8_t *x0, const uint8_t *x1) {
-    const __m256i v = _mm256_loadu2_m128i((const __m128i *)(x1 + 4), (const __m128i *)(x0 + 4));
-    const __m256i k1 = _mm256_set1_epi32(0x3f3f3f3f), k2 = _mm256_set1_epi32(0x0f0f0f0f), k3 = _mm256_set1_epi32(0x03030303);
-    const __m256i low = _mm256_and_si256(v, k1);
-    const __m256i u2 = _mm256_srlv_epi32(_mm256_shuffle_epi32(v, 0xAA), _mm256_setr_epi32(0, 4, 0, 0, 0, 4, 0, 0));
-    const __m256i high = _mm256_or_si256(_mm256_and_si256(u2, k2), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(v, 6), k3), 4));
-    return _mm256_unpacklo_epi32(low, high);
-}
+/// `q4_K_madd_add` in one instruction (`vpdpwssd`).
+INLINE512 __m256i q4_K_madd_add_vnni(__m256i acc, __m256i p, __m256i s) { return _mm256_dpwssd_epi32(acc, p, s); }
 
-/// Where `stream_q4_K_vnni` keeps sub-block scale s (0…7) of block h (0 or 1) of a pair, as one dword
-/// holding the scale twice (int16 s, s): the two 128-bit halves of each table store hold blocks 0 and 1.
-#define Q4_K_DUP(s, h) (((s) & 4) * 2 + 4 * (h) + ((s) & 3))
-
-/// One Q4_K block's integer lanes — `q4_K_isum`'s, as integer sums are exact — with 256-bit `vpdpwssd`
-/// (the int16 multiply-add and the sum in one instruction), each sub-block's scale a dword broadcast
-/// from the pair's table `dup` (block h's), a load rather than the AVX2 form's `vpshufb` spread.
-INLINE512 __m256i q4_K_isum_vnni(const uint8_t *x, const int8_t *yq, const int32_t *dup, int h) {
-    const __m256i mask = _mm256_set1_epi8(0x0F);
-    __m256i isum = _mm256_setzero_si256();
-#pragma clang loop unroll(full)
-    for (int c = 0; c < 4; c++) {
-        const __m256i bytes = load32(x + 16 + 32 * c);
-        const __m256i lo = _mm256_and_si256(bytes, mask), hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), mask);
-        isum = _mm256_dpwssd_epi32(isum, _mm256_maddubs_epi16(lo, load32(yq + 64 * c)), _mm256_set1_epi32(dup[Q4_K_DUP(2 * c, h)]));
-        isum = _mm256_dpwssd_epi32(isum, _mm256_maddubs_epi16(hi, load32(yq + 64 * c + 32)),
-                                   _mm256_set1_epi32(dup[Q4_K_DUP(2 * c + 1, h)]));
-    }
-    return isum;
-}
-
-/// `stream_q4_K` two blocks at a time: both blocks' scales and mins unpacked at once
-/// (`k4_scales_mins_pair`) into a table of dwords, their d·yd and −dmin·yd in one multiply and their
-/// min terms in one `vpmaddwd`, then each block's integers (`q4_K_isum_vnni`) and the same FMAs as
-/// `q4_K_block_add` in the same order — the same bits. An odd last block goes as in `stream_q4_K`.
-/// 256-bit rather than 512-bit: on Intel a 512-bit op in flight leaves two vector ports, not three.
-/// One thread, in L2 on the Intel Xeon (family 6 model 207): 6.2 ns a block against the 512-bit
-/// form's 8.7 (Qwen 1.5B's FFN-up shape, 8,960 × 1,536), 5.9 against 8.4 for 35-block rows.
+/// `stream_q4_K_pairs` with `vpdpwssd`, 256-bit rather than 512-bit: on Intel a 512-bit op in flight leaves
+/// two vector ports, not three. One thread, in L2 on the Intel Xeon (family 6 model 207): 6.2–6.6 ns a
+/// block against 8.7 for the 512-bit form it replaced (Qwen 1.5B's FFN-up shape, 8,960 × 1,536), 5.9
+/// against 8.4 for 35-block rows.
 TARGET512 static float stream_q4_K_vnni(const uint8_t *w, const locallm_activation *a, const __m128i *pairs, long nb) {
-    __m256 acc = _mm256_setzero_ps();
-    __m128 m = _mm_setzero_ps();
-    // In each 128-bit half (one block's scales 0…7 and mins 0…7): scales 0…3 (4…7) as dwords (s, s);
-    // mins 0…7 as int16.
-    const __m256i dup_low = _mm256_setr_epi8(0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1,
-                                             0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1);
-    const __m256i dup_high = _mm256_setr_epi8(4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1,
-                                              4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1);
-    const __m256i mins16 = _mm256_setr_epi8(8, -1, 9, -1, 10, -1, 11, -1, 12, -1, 13, -1, 14, -1, 15, -1,
-                                            8, -1, 9, -1, 10, -1, 11, -1, 12, -1, 13, -1, 14, -1, 15, -1);
-    const __m128 negate_odd = _mm_castsi128_ps(_mm_setr_epi32(0, (int)0x80000000, 0, (int)0x80000000));
-    int32_t dup[16] __attribute__((aligned(32)));
-    long b = 0;
-    for (; b + 2 <= nb; b += 2) {
-        const uint8_t *x0 = w + 144 * b, *x1 = x0 + 144;
-        STREAM_PREFETCH(x0, 5);
-        const __m256i sm = k4_scales_mins_pair(x0, x1);
-        _mm256_store_si256((__m256i *)dup, _mm256_shuffle_epi8(sm, dup_low));
-        _mm256_store_si256((__m256i *)(dup + 8), _mm256_shuffle_epi8(sm, dup_high));
-        // Without this barrier clang forwards the stores into registers and spreads each scale with two
-        // shuffles; broadcast from memory, a scale costs the multiply-add a load and no vector op.
-        __asm__ volatile("" : : "r"(dup) : "memory");
-        // [d0, dmin0, d1, dmin1] · [yd0, −yd0, yd1, −yd1]: each product the one `q4_K_block_add` forms.
-        const __m128 dd = _mm_cvtph_ps(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)u32_at(x0)), _mm_cvtsi32_si128((int)u32_at(x1))));
-        const __m128 yd = _mm_castpd_ps(_mm_load_sd((const double *)(a->scales + b)));
-        const __m128 f = _mm_mul_ps(_mm_xor_ps(_mm_unpacklo_ps(yd, yd), negate_odd), dd);
-        const __m256i pp = pairs ? _mm256_loadu_si256((const __m256i *)(pairs + b))
-                                 : _mm256_set_m128i(k4_pair_sums(a->bsums + 16 * (b + 1)), k4_pair_sums(a->bsums + 16 * b));
-        const __m256 mins = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_shuffle_epi8(sm, mins16), pp));
-#pragma clang loop unroll(full)
-        for (int h = 0; h < 2; h++) {
-            const __m256i isum = q4_K_isum_vnni(x0 + 144 * h, a->qs + 256 * (b + h), dup, h);
-            const __m256 d = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(f), _mm256_set1_epi32(2 * h));
-            const __m128 dmin = _mm_permute_ps(h == 0 ? f : _mm_movehl_ps(f, f), 0x55);
-            acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(isum), acc);
-            m = _mm_fmadd_ps(dmin, h == 0 ? _mm256_castps256_ps128(mins) : _mm256_extractf128_ps(mins, 1), m);
-        }
-    }
-    for (; b < nb; b++) {
-        const uint8_t *x = w + 144 * b;
-        STREAM_PREFETCH(x, 3);
-        q4_K_block(x, a->qs + 256 * b, pairs ? pairs[b] : k4_pair_sums(a->bsums + 16 * b), a->scales[b], &acc, &m);
-    }
-    return finish_q4_K(acc, m);
+    return stream_q4_K_pairs(w, a, pairs, nb, q4_K_madd_add_vnni);
 }
 
 /// `locallm_avx2_rows_q4_K` with its rows in `stream_q4_K_vnni`. Call only when
