@@ -1,4 +1,9 @@
 import CLocalLMShims
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LocalLMGGUF
 
 /// What the CPU running this process can do, read once (the C shims ask the CPU when they load).
@@ -25,11 +30,17 @@ package enum AVX2Rows {
 
     /// The row loop for weights of `type`, or nil when there is none (the Swift kernels handle it):
     /// the 512-bit form where there is one and the CPU has AVX-512 (the same bits).
+    /// `LOCALLM_DECODE_ROWS=avx2` keeps the AVX2 forms, for comparisons.
     @inline(__always)
     package static func function(for type: GGMLType) -> Rows? {
-        if CPUFeatures.avx512VNNI, let wide = wideFunction(for: type) { return wide }
+        if wideRows, let wide = wideFunction(for: type) { return wide }
         return narrowFunction(for: type)
     }
+
+    /// Whether ``function(for:)`` takes the AVX-512 forms: the CPU has them and `LOCALLM_DECODE_ROWS`
+    /// is not `avx2`.
+    static let wideRows = CPUFeatures.avx512VNNI
+        && getenv("LOCALLM_DECODE_ROWS").map { String(cString: $0).lowercased() } != "avx2"
 
     /// The AVX-512 form of the row loop for `type`, or nil; call only when `CPUFeatures.avx512VNNI`.
     @inline(__always)
@@ -37,6 +48,7 @@ package enum AVX2Rows {
         switch type {
         case .q8_0: locallm_avx512_rows_q8_0
         case .q5_0: locallm_avx512_rows_q5_0
+        case .q4_1: locallm_avx512_rows_q4_1
         case .q4_K: locallm_avx512_rows_q4_K
         case .q6_K: locallm_avx512_rows_q6_K
         default: nil

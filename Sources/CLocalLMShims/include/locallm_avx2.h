@@ -125,6 +125,11 @@ void locallm_avx512_rows_q8_0(const uint8_t *base, long stride, const locallm_ac
 /// `locallm_has_avx512_vnni()` is 1 (it uses AVX-512 BW).
 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const locallm_activation *a, long nb,
                               float *y, long start, long end);
+/// `locallm_avx2_rows_q4_1` with two blocks per 512-bit vector and `vpdpbusd`: the same int32 lanes
+/// and the same float operations per row, so the same bits. Call only when `locallm_has_avx512_vnni()`
+/// is 1.
+void locallm_avx512_rows_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long nb,
+                              float *y, long start, long end);
 /// `locallm_avx2_multi_q5_0` with `vpdpbusd` onto precomputed negated offsets: the same int32 lanes
 /// and float operations, so the same bits (activation bytes in −127…127, as Q8_0 quantization
 /// writes). Call only when `locallm_has_avx512_vnni()` is 1.
