@@ -1945,19 +1945,40 @@ TILES32(TARGET, locallm_avx2, q4_1, 0, 1, b32_tile16_rows_avx2, 2)
 
 // MARK: - Decode, AVX-512
 
-/// The four rows' d of blocks b (lanes 0…3) and b + 1 (lanes 4…7) at byte offset o of each block
-/// pair, times the activation's scales: the same products as the 256-bit kernel's, one block at a time.
-INLINE512 __m256 q5_0_pair_scales(const uint8_t *w, long stride, long o, float yd0, float yd1) {
+/// The F16 at byte `at` of blocks b and b + 1 of four rows, as floats (lane k row k's block b, lane
+/// 4 + k its block b + 1): the blocks `size` bytes long, the pair at byte offset o of each row.
+INLINE512 __m256 pair_halves(const uint8_t *w, long stride, long o, long size, long at) {
     uint64_t lo = 0, hi = 0;
     for (int k = 0; k < 4; k++) {
         uint16_t h0, h1;
-        memcpy(&h0, w + k * stride + o, 2);
-        memcpy(&h1, w + k * stride + o + 22, 2);
+        memcpy(&h0, w + k * stride + o + at, 2);
+        memcpy(&h1, w + k * stride + o + size + at, 2);
         lo |= (uint64_t)h0 << (16 * k);
         hi |= (uint64_t)h1 << (16 * k);
     }
-    const __m256 d = _mm256_cvtph_ps(_mm_set_epi64x((long long)hi, (long long)lo));
-    return _mm256_mul_ps(d, _mm256_setr_ps(yd0, yd0, yd0, yd0, yd1, yd1, yd1, yd1));
+    return _mm256_cvtph_ps(_mm_set_epi64x((long long)hi, (long long)lo));
+}
+
+/// v times s0 in lanes 0…3 and s1 in lanes 4…7: a block pair's four products per block, each the
+/// one-block kernel's product of the same two floats.
+INLINE512 __m256 times_pair(__m256 v, float s0, float s1) {
+    return _mm256_mul_ps(v, _mm256_setr_ps(s0, s0, s0, s0, s1, s1, s1, s1));
+}
+
+/// The 16 nibble bytes of two blocks (at p and q) as 64: p's low nibbles, p's high nibbles, q's low,
+/// q's high — each 128-bit lane one block's half as `nibbles` lays it out.
+INLINE512 __m512i nibble_pair(const uint8_t *p, const uint8_t *q) {
+    const __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p))),
+                                         _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)q)), 1);
+    return _mm512_and_si512(_mm512_mask_srli_epi16(v, (__mmask32)0xFF00FF00u, v, 4), _mm512_set1_epi8(0x0F));
+}
+
+/// Row k's FMA chain over a block pair, in block order: acc + f's low half (block b's lanes) · lane k
+/// of dd, then + its high half · lane 4 + k.
+INLINE512 __m256 fma_pair(__m256 acc, __m512 f, __m256 dd, int k) {
+    acc = _mm256_fmadd_ps(_mm512_castps512_ps256(f), _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(k)), acc);
+    return _mm256_fmadd_ps(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)),
+                           _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(4 + k)), acc);
 }
 
 /// `stream_q5_0`'s lanes for four rows side by side, two blocks per 512-bit vector: block b's int32
@@ -1968,7 +1989,7 @@ TARGET512 static void four_q5_0_512(const uint8_t *w, long stride, const locallm
                                     long nb, float *y) {
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
     const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
-    const __m512i ones = _mm512_set1_epi16(1), low = _mm512_set1_epi8(0x0F), sixteen = _mm512_set1_epi8(0x10);
+    const __m512i ones = _mm512_set1_epi16(1), sixteen = _mm512_set1_epi8(0x10);
     long b = 0;
     for (; b + 2 <= nb; b += 2) {
         const long o = 22 * b;
@@ -1977,22 +1998,15 @@ TARGET512 static void four_q5_0_512(const uint8_t *w, long stride, const locallm
         locallm_prefetch(ahead + 4 * o + 128);
         const __m512i yq = _mm512_loadu_si512(a->qs + 32 * b);
         const __m512i off = _mm512_loadu_si512(offs + b);
-        const __m256 dd = q5_0_pair_scales(w, stride, o, a->scales[b], a->scales[b + 1]);
+        const __m256 dd = times_pair(pair_halves(w, stride, o, 22, 0), a->scales[b], a->scales[b + 1]);
 #pragma clang loop unroll(full)
         for (int k = 0; k < 4; k++) {
             const uint8_t *x = w + k * stride + o;
-            // Lanes of 16 bytes: block b's nibble bytes twice, block b + 1's twice; the high nibbles
-            // in the second of each pair.
-            __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 6)))),
-                                           _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 28))), 1);
-            v = _mm512_and_si512(_mm512_mask_srli_epi16(v, (__mmask32)0xFF00FF00u, v, 4), low);
+            __m512i v = nibble_pair(x + 6, x + 28);
             const __mmask64 fifth = _cvtu64_mask64((uint64_t)u32_at(x + 2) | ((uint64_t)u32_at(x + 24) << 32));
             v = _mm512_mask_add_epi8(v, fifth, v, sixteen);
             const __m512i s = _mm512_sub_epi32(_mm512_madd_epi16(_mm512_maddubs_epi16(v, yq), ones), off);
-            const __m512 f = _mm512_cvtepi32_ps(s);
-            acc[k] = _mm256_fmadd_ps(_mm512_castps512_ps256(f), _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(k)), acc[k]);
-            acc[k] = _mm256_fmadd_ps(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)),
-                                     _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(4 + k)), acc[k]);
+            acc[k] = fma_pair(acc[k], _mm512_cvtepi32_ps(s), dd, k);
         }
     }
     for (; b < nb; b++) {
@@ -2022,25 +2036,6 @@ TARGET512 void locallm_avx512_rows_q5_0(const uint8_t *base, long stride, const 
     for (; r < end; r++) y[r] = dot_q5_0(base + r * stride, a, nb);
 }
 
-/// The d (`*d`) and m (`*m`) of Q4_1 blocks b and b + 1 of four rows, the block pair at byte offset o
-/// of each row, as floats: lane k is row k's block b, lane 4 + k its block b + 1. (Gathered with scalar
-/// loads: a dword or word permute of each row's first 32 bytes measured 30% slower on a Zen 4 EPYC.)
-INLINE512 void q4_1_pair_halves(const uint8_t *w, long stride, long o, __m256 *d, __m256 *m) {
-    uint64_t d0 = 0, d1 = 0, m0 = 0, m1 = 0;
-    for (int k = 0; k < 4; k++) {
-        const uint8_t *x = w + k * stride + o;
-        uint16_t h[4];
-        memcpy(h, x, 4);
-        memcpy(h + 2, x + 20, 4);
-        d0 |= (uint64_t)h[0] << (16 * k);
-        m0 |= (uint64_t)h[1] << (16 * k);
-        d1 |= (uint64_t)h[2] << (16 * k);
-        m1 |= (uint64_t)h[3] << (16 * k);
-    }
-    *d = _mm256_cvtph_ps(_mm_set_epi64x((long long)d1, (long long)d0));
-    *m = _mm256_cvtph_ps(_mm_set_epi64x((long long)m1, (long long)m0));
-}
-
 /// `four_q4_1` with two blocks per 512-bit vector and `vpdpbusd`: block b's nibbles · y in the low
 /// half, block b + 1's in the high half (each 128-bit lane the low or high nibbles of one block, as
 /// `nibbles` lays them out), the same int32 lanes as `unsigned_dot` (nibbles 0…15 · bytes −127…127
@@ -2051,7 +2046,6 @@ TARGET512 static void four_q4_1_512(const uint8_t *w, long stride, const locallm
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
     __m128 mins = _mm_setzero_ps();
     const uint8_t *ahead = w + GROUPS_AHEAD * 4 * stride;
-    const __m512i low = _mm512_set1_epi8(0x0F);
     long b = 0;
     for (; b + 2 <= nb; b += 2) {
         const long o = 20 * b;
@@ -2059,26 +2053,15 @@ TARGET512 static void four_q4_1_512(const uint8_t *w, long stride, const locallm
         locallm_prefetch(ahead + 4 * o + 64);
         locallm_prefetch(ahead + 4 * o + 128);
         const __m512i yq = _mm512_loadu_si512(a->qs + 32 * b);
-        const float yd0 = a->scales[b], yd1 = a->scales[b + 1];
-        __m256 d, m;
-        q4_1_pair_halves(w, stride, o, &d, &m);
-        const __m256 dd = _mm256_mul_ps(d, _mm256_setr_ps(yd0, yd0, yd0, yd0, yd1, yd1, yd1, yd1));
-        const float s0 = a->sums[b], s1 = a->sums[b + 1];
-        const __m256 ms = _mm256_mul_ps(m, _mm256_setr_ps(s0, s0, s0, s0, s1, s1, s1, s1));
+        const __m256 dd = times_pair(pair_halves(w, stride, o, 20, 0), a->scales[b], a->scales[b + 1]);
+        const __m256 ms = times_pair(pair_halves(w, stride, o, 20, 2), a->sums[b], a->sums[b + 1]);
         mins = _mm_add_ps(mins, _mm256_castps256_ps128(ms));
         mins = _mm_add_ps(mins, _mm256_extractf128_ps(ms, 1));
 #pragma clang loop unroll(full)
         for (int k = 0; k < 4; k++) {
             const uint8_t *x = w + k * stride + o;
-            // Lanes of 16 bytes: block b's nibble bytes twice, block b + 1's twice; the high nibbles
-            // in the second of each pair.
-            __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 4)))),
-                                           _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 24))), 1);
-            v = _mm512_and_si512(_mm512_mask_srli_epi16(v, (__mmask32)0xFF00FF00u, v, 4), low);
-            const __m512 f = _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), v, yq));
-            acc[k] = _mm256_fmadd_ps(_mm512_castps512_ps256(f), _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(k)), acc[k]);
-            acc[k] = _mm256_fmadd_ps(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)),
-                                     _mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(4 + k)), acc[k]);
+            const __m512i v = nibble_pair(x + 4, x + 24);
+            acc[k] = fma_pair(acc[k], _mm512_cvtepi32_ps(_mm512_dpbusd_epi32(_mm512_setzero_si512(), v, yq)), dd, k);
         }
     }
     float m[4];
