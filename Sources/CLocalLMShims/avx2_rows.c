@@ -2096,14 +2096,17 @@ TARGET512 void locallm_avx512_rows_q4_1(const uint8_t *base, long stride, const 
 /// each call, so the accumulators stay in registers) of one row, from activation j, written to
 /// y[(j + k)·ystride]. `table` holds one 256-bit vector per activation and block (activation k's
 /// block b at k·nb + b), `scales` the transposed scale table (block b's activation k at 16·b + k,
-/// eight floats of padding after the last block, as eight floats are loaded from 16·b + j).
+/// eight floats of padding after the last block, as eight floats are loaded from 16·b + j), and
+/// `sums` the activations' block sums laid out the same way (Q4_1's minimum terms; unset otherwise).
 typedef void (*multi_vnni_group)(const uint8_t *row, const locallm_activation *a, const __m256i *table,
-                                 const float *scales, long j, long nb, int K, float *y, long ystride);
+                                 const float *scales, const float *sums, long j, long nb, int K, float *y,
+                                 long ystride);
 typedef void (*multi_fallback)(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                                float *y, long ystride, long start, long end);
 
-/// The per-call table of `multi_vnni_rows`: each activation's negated Q5_0 offsets, or its bytes xor 0x80.
-enum multi_vnni_table { MULTI_VNNI_NEGATED_OFFSETS, MULTI_VNNI_BYTES_PLUS_128 };
+/// The per-call tables of `multi_vnni_rows`: each activation's negated Q5_0 offsets, or its bytes xor
+/// 0x80, or (Q4_1) no 256-bit table but the transposed block sums.
+enum multi_vnni_table { MULTI_VNNI_NEGATED_OFFSETS, MULTI_VNNI_BYTES_PLUS_128, MULTI_VNNI_TRANSPOSED_SUMS };
 
 /// The frame every `vpdpbusd` several-activation kernel shares: forms the per-call tables (on the stack
 /// up to MULTI_VNNI_STACK_BLOCKS blocks, on the heap above, `fallback` — the AVX2 form — when that
@@ -2117,21 +2120,23 @@ INLINE512 void multi_vnni_rows(const uint8_t *base, long stride, const locallm_a
         fallback(base, stride, a, n, nb, y, ystride, start, end);
         return;
     }
+    const int sums_kind = kind == MULTI_VNNI_TRANSPOSED_SUMS;
     __m256i stack_table[LOCALLM_MULTI_MAX * MULTI_VNNI_STACK_BLOCKS];
-    float stack_scales[16 * MULTI_VNNI_STACK_BLOCKS + 8];
+    float stack_scales[2 * (16 * MULTI_VNNI_STACK_BLOCKS + 8)];
     __m256i *table = stack_table;
     float *scales = stack_scales;
     void *heap = NULL;
     if (nb > MULTI_VNNI_STACK_BLOCKS) {
-        const size_t table_bytes = (size_t)n * (size_t)nb * sizeof(__m256i);
-        if (posix_memalign(&heap, 64, table_bytes + ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {
+        const size_t table_bytes = sums_kind ? 0 : (size_t)n * (size_t)nb * sizeof(__m256i);
+        if (posix_memalign(&heap, 64, table_bytes + 2 * ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {
             fallback(base, stride, a, n, nb, y, ystride, start, end);
             return;
         }
         table = (__m256i *)heap;
         scales = (float *)((uint8_t *)heap + table_bytes);
     }
-    for (long k = 0; k < n; k++)
+    float *sums = scales + 16 * nb + 8;
+    for (long k = 0; k < n && !sums_kind; k++)
         for (long b = 0; b < nb; b++) {
             const int8_t *qs = a[k].qs + 32 * b;
             table[k * nb + b] = kind == MULTI_VNNI_NEGATED_OFFSETS
@@ -2141,15 +2146,20 @@ INLINE512 void multi_vnni_rows(const uint8_t *base, long stride, const locallm_a
     for (long b = 0; b < nb; b++)
         for (long k = 0; k < 16; k++) scales[16 * b + k] = k < n ? a[k].scales[b] : 0;
     for (long k = 0; k < 8; k++) scales[16 * nb + k] = 0;
+    if (sums_kind) {
+        for (long b = 0; b < nb; b++)
+            for (long k = 0; k < 16; k++) sums[16 * b + k] = k < n ? a[k].sums[b] : 0;
+        for (long k = 0; k < 8; k++) sums[16 * nb + k] = 0;
+    }
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
         if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
         const uint8_t *row = base + r * stride;
         long j = 0;
-        for (; j + 8 <= n; j += 8) group(row, a, table, scales, j, nb, 8, y + r, ystride);
-        if (j + 4 <= n) { group(row, a, table, scales, j, nb, 4, y + r, ystride); j += 4; }
-        if (j + 2 <= n) { group(row, a, table, scales, j, nb, 2, y + r, ystride); j += 2; }
-        if (j < n) group(row, a, table, scales, j, nb, 1, y + r, ystride);
+        for (; j + 8 <= n; j += 8) group(row, a, table, scales, sums, j, nb, 8, y + r, ystride);
+        if (j + 4 <= n) { group(row, a, table, scales, sums, j, nb, 4, y + r, ystride); j += 4; }
+        if (j + 2 <= n) { group(row, a, table, scales, sums, j, nb, 2, y + r, ystride); j += 2; }
+        if (j < n) group(row, a, table, scales, sums, j, nb, 1, y + r, ystride);
     }
     free(heap);
 }
@@ -2159,7 +2169,9 @@ INLINE512 void multi_vnni_rows(const uint8_t *base, long stride, const locallm_a
 /// of `locallm_avx2_multi_q5_0`, as its sum is exact — then the same float FMA chain: d · scale, the
 /// scale picked per activation by `vpermps`, the same product as the AVX2 form's scalar one.
 INLINE512 void multi_q5_0_group(const uint8_t *row, const locallm_activation *a, const __m256i *noffs,
-                                const float *scales, long j, long nb, int K, float *y, long ystride) {
+                                const float *scales, const float *sums, long j, long nb, int K, float *y,
+                                long ystride) {
+    (void)sums;
     __m256 acc[8];
     for (int k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();
     for (long b = 0; b < nb; b++) {
@@ -2195,8 +2207,9 @@ TARGET512 void locallm_avx512_multi_q5_0(const uint8_t *base, long stride, const
 /// activations, Q8_0 1.2–1.5× the AVX2 form. Call only when `locallm_has_avx512_vnni()` is 1.
 #define MULTI_VNNI(NAME, BLOCK_BYTES, VALUES)                                                                  \
     INLINE512 void multi_vnni_group_##NAME(const uint8_t *row, const locallm_activation *a, const __m256i *ya, \
-                                           const float *scales, long j, long nb, int K, float *y, long ystride) { \
-        (void)a;                                                                                               \
+                                           const float *scales, const float *sums, long j, long nb, int K,     \
+                                           float *y, long ystride) {                                           \
+        (void)a; (void)sums;                                                                                   \
         __m256 acc[8];                                                                                         \
         for (int k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();                                              \
         const __m256i high = _mm256_set1_epi8((char)0x80);                                                     \
@@ -2221,6 +2234,41 @@ TARGET512 void locallm_avx512_multi_q5_0(const uint8_t *base, long stride, const
     }
 MULTI_VNNI(q8_0, 34, load32(x + 2))
 MULTI_VNNI(q4_0, 18, _mm256_sub_epi8(nibbles(x + 2), _mm256_set1_epi8(8)))
+
+/// Q4_1's group: per block the nibbles (unsigned, 0…15) multiplied into each activation's bytes by
+/// `vpdpbusd` — `unsigned_dot`'s int32 lanes, which cannot saturate — then the AVX2 form's float
+/// operations: the FMA with d · scale (the scale picked per activation by `vpermps`, the same product),
+/// and the minimum term m · sum added block by block, one lane per activation.
+INLINE512 void multi_q4_1_group(const uint8_t *row, const locallm_activation *a, const __m256i *table,
+                                const float *scales, const float *sums, long j, long nb, int K, float *y,
+                                long ystride) {
+    (void)table;
+    __m256 acc[8];
+    for (int k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();
+    __m256 mins = _mm256_setzero_ps();
+    for (long b = 0; b < nb; b++) {
+        const uint8_t *x = row + 20 * b;
+        const __m256i u = nibbles(x + 4);
+        const __m256 dv = _mm256_mul_ps(_mm256_set1_ps(half_at(x)), _mm256_loadu_ps(scales + 16 * b + j));
+        mins = _mm256_add_ps(mins, _mm256_mul_ps(_mm256_set1_ps(half_at(x + 2)), _mm256_loadu_ps(sums + 16 * b + j)));
+        for (int k = 0; k < K; k++) {
+            const __m256i s = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, load32(a[j + k].qs + 32 * b));
+            acc[k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_permutevar8x32_ps(dv, _mm256_set1_epi32(k)), acc[k]);
+        }
+    }
+    float m[8];
+    _mm256_storeu_ps(m, mins);
+    for (int k = 0; k < K; k++) y[(j + k) * ystride] = hsum8(acc[k]) + m[k];
+}
+
+/// `locallm_avx2_multi_q4_1` with `vpdpbusd` in place of `vpmaddubsw` + `vpmaddwd` and groups of a
+/// constant size: the same int32 lanes and float operations, so the same bits. Call only when
+/// `locallm_has_avx512_vnni()` is 1.
+TARGET512 void locallm_avx512_multi_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                                         float *y, long ystride, long start, long end) {
+    multi_vnni_rows(base, stride, a, n, nb, y, ystride, start, end, MULTI_VNNI_TRANSPOSED_SUMS, multi_q4_1_group,
+                    locallm_avx2_multi_q4_1);
+}
 
 /// `q4_K_madd_add` in one instruction (`vpdpwssd`).
 INLINE512 __m256i q4_K_madd_add_vnni(__m256i acc, __m256i p, __m256i s) { return _mm256_dpwssd_epi32(acc, p, s); }
@@ -2346,7 +2394,7 @@ NONE_ROWS512(q8_0) NONE_ROWS512(q5_0) NONE_ROWS512(q4_1) NONE_ROWS512(q4_K) NONE
                                   long nb, float *y, long ystride, long start, long end) {               \
         (void)base; (void)stride; (void)a; (void)n; (void)nb; (void)y; (void)ystride; (void)start; (void)end; \
     }
-NONE_MULTI512(q8_0) NONE_MULTI512(q4_0) NONE_MULTI512(q5_0)
+NONE_MULTI512(q8_0) NONE_MULTI512(q4_0) NONE_MULTI512(q5_0) NONE_MULTI512(q4_1)
 NONE_TILES512(q4_K) NONE_TILES512(q6_K) NONE_TILES512(q8_0) NONE_TILES512(q4_0) NONE_TILES512(q5_0) NONE_TILES512(q4_1)
 void locallm_avx2_quantize_q8_K(const float *x, long nb, uint8_t *y) { (void)x; (void)nb; (void)y; }
 void locallm_avx2_round_q8_0(float *x, long nb) { (void)x; (void)nb; }

@@ -90,7 +90,7 @@ package enum AVX2Rows {
 
     /// The several-activation row loop for weights of `type` (each row·activation as the one-activation
     /// loop computes it, each block unpacked once for all of them), or nil when there is none; for
-    /// Q8_0, Q4_0 and Q5_0 their `vpdpbusd` forms on CPUs with AVX-512 VNNI (the same bits).
+    /// Q8_0, Q4_0, Q5_0 and Q4_1 their `vpdpbusd` forms on CPUs with AVX-512 VNNI (the same bits).
     @inline(__always)
     package static func multiFunction(for type: GGMLType) -> MultiRows? {
         guard CPUFeatures.avx2FMAF16C else { return nil }
@@ -104,7 +104,7 @@ package enum AVX2Rows {
         case .q8_0: return wide ? locallm_avx512_multi_q8_0 : locallm_avx2_multi_q8_0
         case .q4_0: return wide ? locallm_avx512_multi_q4_0 : locallm_avx2_multi_q4_0
         case .q5_0: return wide ? locallm_avx512_multi_q5_0 : locallm_avx2_multi_q5_0
-        case .q4_1: return locallm_avx2_multi_q4_1
+        case .q4_1: return wide ? locallm_avx512_multi_q4_1 : locallm_avx2_multi_q4_1
         case .q4_K: return locallm_avx2_multi_q4_K
         case .q6_K: return locallm_avx2_multi_q6_K
         default: return nil

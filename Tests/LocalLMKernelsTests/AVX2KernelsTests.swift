@@ -78,12 +78,12 @@ struct AVX2KernelsTests {
         }
     }
 
-    /// The `vpdpbusd` forms of the several-activation Q8_0, Q4_0 and Q5_0 kernels give the AVX2 forms'
-    /// bits for every group size (1…16 activations: groups of 8, 4, 2 and 1), on rows whose tables fit
-    /// their stack (896 columns, Qwen 0.5B's hidden size) and longer ones that put them on the heap
+    /// The `vpdpbusd` forms of the several-activation Q8_0, Q4_0, Q5_0 and Q4_1 kernels give the AVX2
+    /// forms' bits for every group size (1…16 activations: groups of 8, 4, 2 and 1), on rows whose tables
+    /// fit their stack (896 columns, Qwen 0.5B's hidden size) and longer ones that put them on the heap
     /// (4,864, its FFN-down rows), rows split at odd offsets, nothing outside the range written; the
     /// random Q8_0 weights include −128. Skipped on CPUs without AVX-512 VNNI.
-    @Test(.enabled(if: CPUFeatures.avx512VNNI), arguments: [GGMLType.q8_0, .q4_0, .q5_0], [896, 4864])
+    @Test(.enabled(if: CPUFeatures.avx512VNNI), arguments: [GGMLType.q8_0, .q4_0, .q5_0, .q4_1], [896, 4864])
     func avx512SeveralActivationKernelsEqualTheAVX2Form(type: GGMLType, columns: Int) throws {
         let n = AVX2Rows.multiMaximum
         var x = randomActivations(n * columns, seed: 808 + UInt64(columns))

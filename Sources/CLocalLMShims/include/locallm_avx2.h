@@ -142,6 +142,11 @@ void locallm_avx512_multi_q8_0(const uint8_t *base, long stride, const locallm_a
                                float *y, long ystride, long start, long end);
 void locallm_avx512_multi_q4_0(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
                                float *y, long ystride, long start, long end);
+/// `locallm_avx2_multi_q4_1` with `vpdpbusd` (nibbles times each activation's bytes) and groups of 8,
+/// 4, 2 and 1 activations: the same int32 lanes and float operations, so the same bits. Call only when
+/// `locallm_has_avx512_vnni()` is 1.
+void locallm_avx512_multi_q4_1(const uint8_t *base, long stride, const locallm_activation *a, long n, long nb,
+                               float *y, long ystride, long start, long end);
 /// Q4_K's decode rows two blocks at a time, with 256-bit `vpdpwssd` and the sub-block scales broadcast
 /// from memory: the AVX2 form's integers and float operations, so the same bits. Call only when
 /// `locallm_has_avx512_vnni()` is 1.
