@@ -37,8 +37,8 @@ package enum AVX2Rows {
         return narrowFunction(for: type)
     }
 
-    /// Whether ``function(for:)`` takes the AVX-512 forms: the CPU has them and `LOCALLM_DECODE_ROWS`
-    /// is not `avx2`.
+    /// Whether ``function(for:)`` and ``multiFunction(for:)`` take the AVX-512 forms: the CPU has them
+    /// and `LOCALLM_DECODE_ROWS` is not `avx2`.
     static let wideRows = CPUFeatures.avx512VNNI
         && getenv("LOCALLM_DECODE_ROWS").map { String(cString: $0).lowercased() } != "avx2"
 
@@ -90,11 +90,12 @@ package enum AVX2Rows {
 
     /// The several-activation row loop for weights of `type` (each row·activation as the one-activation
     /// loop computes it, each block unpacked once for all of them), or nil when there is none; for
-    /// Q8_0, Q4_0, Q5_0 and Q4_1 their `vpdpbusd` forms on CPUs with AVX-512 VNNI (the same bits).
+    /// Q8_0, Q4_0, Q5_0 and Q4_1 their `vpdpbusd` forms on CPUs with AVX-512 VNNI (the same bits) unless
+    /// `LOCALLM_DECODE_ROWS=avx2`.
     @inline(__always)
     package static func multiFunction(for type: GGMLType) -> MultiRows? {
         guard CPUFeatures.avx2FMAF16C else { return nil }
-        return multiFunction(for: type, wide: CPUFeatures.avx512VNNI)
+        return multiFunction(for: type, wide: wideRows)
     }
 
     /// The several-activation row loop for `type` in its AVX2 form or (`wide`, where there is one) its
