@@ -2108,6 +2108,15 @@ typedef void (*multi_fallback)(const uint8_t *base, long stride, const locallm_a
 /// 0x80, or (Q4_1) no 256-bit table but the transposed block sums.
 enum multi_vnni_table { MULTI_VNNI_NEGATED_OFFSETS, MULTI_VNNI_BYTES_PLUS_128, MULTI_VNNI_TRANSPOSED_SUMS };
 
+/// One float field of each of the n activations — its block scales, or (`sums`) its block sums —
+/// transposed: block b's activation k at 16·b + k, zero for k ≥ n and for the eight floats after the
+/// last block (eight floats are loaded from 16·b + j).
+INLINE512 void transpose_blocks(float *out, const locallm_activation *a, long n, long nb, int sums) {
+    for (long b = 0; b < nb; b++)
+        for (long k = 0; k < 16; k++) out[16 * b + k] = k < n ? (sums ? a[k].sums[b] : a[k].scales[b]) : 0;
+    for (long k = 0; k < 8; k++) out[16 * nb + k] = 0;
+}
+
 /// The frame every `vpdpbusd` several-activation kernel shares: forms the per-call tables (on the stack
 /// up to MULTI_VNNI_STACK_BLOCKS blocks, on the heap above, `fallback` — the AVX2 form — when that
 /// allocation fails or the arguments are out of range), then goes through rows start..<end, prefetching
@@ -2128,7 +2137,8 @@ INLINE512 void multi_vnni_rows(const uint8_t *base, long stride, const locallm_a
     void *heap = NULL;
     if (nb > MULTI_VNNI_STACK_BLOCKS) {
         const size_t table_bytes = sums_kind ? 0 : (size_t)n * (size_t)nb * sizeof(__m256i);
-        if (posix_memalign(&heap, 64, table_bytes + 2 * ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {
+        const size_t fields = sums_kind ? 2 : 1;
+        if (posix_memalign(&heap, 64, table_bytes + fields * ((size_t)nb * 16 + 8) * sizeof(float)) != 0) {
             fallback(base, stride, a, n, nb, y, ystride, start, end);
             return;
         }
@@ -2143,14 +2153,8 @@ INLINE512 void multi_vnni_rows(const uint8_t *base, long stride, const locallm_a
                                     ? _mm256_sub_epi32(_mm256_setzero_si256(), q5_0_offsets(qs))
                                     : _mm256_xor_si256(load32(qs), _mm256_set1_epi8((char)0x80));
         }
-    for (long b = 0; b < nb; b++)
-        for (long k = 0; k < 16; k++) scales[16 * b + k] = k < n ? a[k].scales[b] : 0;
-    for (long k = 0; k < 8; k++) scales[16 * nb + k] = 0;
-    if (sums_kind) {
-        for (long b = 0; b < nb; b++)
-            for (long k = 0; k < 16; k++) sums[16 * b + k] = k < n ? a[k].sums[b] : 0;
-        for (long k = 0; k < 8; k++) sums[16 * nb + k] = 0;
-    }
+    transpose_blocks(scales, a, n, nb, 0);
+    if (sums_kind) transpose_blocks(sums, a, n, nb, 1);
     const long ahead = (PREFETCH_DISTANCE + stride - 1) / stride > 0 ? (PREFETCH_DISTANCE + stride - 1) / stride : 1;
     for (long r = start; r < end; r++) {
         if (r + ahead < end) prefetch_row(base + (r + ahead) * stride, stride);
